@@ -1,0 +1,53 @@
+import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Api } from "./Api.js"
+import { AuthLive } from "./Auth/Http.js"
+import { LoginThrottle } from "./Auth/LoginThrottle.js"
+import { AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive } from "./Auth/SecurityLive.js"
+import { Sessions } from "./Auth/Sessions.js"
+import { Users } from "./Auth/Users.js"
+import { SecretBox } from "./Crypto/SecretBox.js"
+import { HealthLive } from "./Health/Http.js"
+import * as ErrorMiddleware from "./Http/ErrorMiddleware.js"
+import { Origins } from "./Http/Origins.js"
+
+/** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
+export const ServicesLive = Layer.mergeAll(
+  Users.Default,
+  Sessions.Default,
+  LoginThrottle.Default,
+  SecretBox.Default
+).pipe(Layer.provideMerge(Origins.Default))
+
+const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
+
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([HealthLive, AuthLive]),
+  Layer.provide(SecurityLive)
+)
+
+const CorsLive = Layer.unwrapEffect(
+  Effect.map(Origins, (origins) =>
+    HttpApiBuilder.middlewareCors({
+      allowedOrigins: origins.all,
+      credentials: true,
+      allowedMethods: ["GET", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"],
+      allowedHeaders: ["content-type", "authorization", "idempotency-key"],
+      maxAge: 600
+    }))
+)
+
+/**
+ * The HTTP application: every endpoint, the OpenAPI document, the docs page,
+ * CORS and the error model. Needs an `HttpServer`, a `SqlClient` and `AppConfig`.
+ */
+export const HttpLive = HttpApiBuilder.serve().pipe(
+  Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
+  Layer.provide(ErrorMiddleware.layer),
+  Layer.provide(CorsLive),
+  Layer.provide(ApiLive),
+  Layer.provide(ServicesLive),
+  HttpServer.withLogAddress
+)

@@ -1,0 +1,99 @@
+import { HttpServerRequest } from "@effect/platform"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { Forbidden, Unauthorized } from "../Domain/Errors.js"
+import type { Role } from "../Domain/Schemas.js"
+import { sha256 } from "../Crypto/Tokens.js"
+import { isUnsafeMethod, Origins } from "../Http/Origins.js"
+import { Authentication, UserAuthentication, WorkerAuthentication, type Actor, type WorkerIdentity } from "./Security.js"
+import { Sessions } from "./Sessions.js"
+
+// HttpApiBuilder decodes a missing credential as an empty Redacted: reject it explicitly.
+const present = (token: Redacted.Redacted<string>): Option.Option<string> => {
+  const value = Redacted.value(token).trim()
+  return value.length > 0 ? Option.some(value) : Option.none()
+}
+
+const makeCookieAuth = Effect.gen(function*() {
+  const sessions = yield* Sessions
+  const origins = yield* Origins
+  return (token: Redacted.Redacted<string>): Effect.Effect<Actor, Unauthorized | Forbidden, HttpServerRequest.HttpServerRequest> =>
+    Effect.gen(function*() {
+      const value = present(token)
+      if (Option.isNone(value)) return yield* Effect.fail(Unauthorized.default)
+      const session = yield* sessions.authenticate(value.value)
+      if (Option.isNone(session)) return yield* Effect.fail(new Unauthorized({ error: "session invalid or expired" }))
+      // Cookies ride along on cross-site requests; a mutation must prove it came from an allowed origin.
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (isUnsafeMethod(request.method) && !origins.isAllowed(request.headers["origin"])) {
+        return yield* Effect.fail(new Forbidden({ error: "origin not allowed for cookie-authenticated requests" }))
+      }
+      return { _tag: "User", userId: session.value.userId, sessionHash: session.value.sessionHash } as const
+    })
+})
+
+const makeApiKeyAuth = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return (token: Redacted.Redacted<string>): Effect.Effect<Actor, Unauthorized> =>
+    Effect.gen(function*() {
+      const value = present(token)
+      if (Option.isNone(value) || !value.value.startsWith("pwk_")) return yield* Effect.fail(Unauthorized.default)
+      const rows = yield* sql<{ id: string; environment_id: string; role: Role; stale: boolean }>`
+        SELECT id, environment_id, role,
+               (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds') AS stale
+        FROM api_keys WHERE token_hash = ${sha256(value.value)} AND prefix = 'pwk'`.pipe(Effect.orDie)
+      const key = rows[0]
+      if (!key) return yield* Effect.fail(new Unauthorized({ error: "invalid API key" }))
+      // lastUsedAt has minute precision, so a busy key costs one write a minute, not one per request.
+      if (key.stale) yield* sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${key.id}`.pipe(Effect.orDie)
+      return { _tag: "ApiKey", keyId: key.id, environmentId: key.environment_id, role: key.role } as const
+    })
+})
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const cookie = yield* makeCookieAuth
+    const bearer = yield* makeApiKeyAuth
+    const request = HttpServerRequest.HttpServerRequest
+    return Authentication.of({
+      bearer,
+      cookie: (token) => Effect.flatMap(request, (r) => Effect.provideService(cookie(token), request, r))
+    })
+  })
+)
+
+export const UserAuthenticationLive = Layer.effect(
+  UserAuthentication,
+  Effect.gen(function*() {
+    const cookie = yield* makeCookieAuth
+    const request = HttpServerRequest.HttpServerRequest
+    return UserAuthentication.of({
+      cookie: (token) => Effect.flatMap(request, (r) => Effect.provideService(cookie(token), request, r))
+    })
+  })
+)
+
+export const WorkerAuthenticationLive = Layer.effect(
+  WorkerAuthentication,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return WorkerAuthentication.of({
+      bearer: (token) =>
+        Effect.gen(function*() {
+          const value = present(token)
+          if (Option.isNone(value) || !value.value.startsWith("wkt_")) return yield* Effect.fail(Unauthorized.default)
+          // Every authenticated call is contact: it keeps the worker online.
+          const rows = yield* sql<{ id: string; environment_id: string; workspace_id: string }>`
+            UPDATE workers SET last_seen_at = now() WHERE token_hash = ${sha256(value.value)}
+            RETURNING id, environment_id, workspace_id`.pipe(Effect.orDie)
+          const row = rows[0]
+          if (!row) return yield* Effect.fail(new Unauthorized({ error: "invalid worker token" }))
+          return { workerId: row.id, environmentId: row.environment_id, workspaceId: row.workspace_id } satisfies WorkerIdentity
+        })
+    })
+  })
+)

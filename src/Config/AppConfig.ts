@@ -1,0 +1,124 @@
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { DevSecrets } from "./DevSecrets.js"
+
+/**
+ * Everything the service reads from its environment. The names and defaults
+ * are public API (see the configuration table in the README).
+ */
+export interface AppConfigShape {
+  readonly port: number
+  readonly host: string
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  readonly publicUrl: string
+  readonly allowedOrigins: ReadonlyArray<string>
+  readonly jwtSecret: Redacted.Redacted
+  readonly secretsKey: Redacted.Redacted
+  readonly cookieSecure: boolean
+  readonly production: boolean
+  readonly webhookAllowPrivateNetworks: boolean
+  readonly workerOfflineAfterSeconds: number
+  readonly claimTimeoutSeconds: number
+  readonly webhookConcurrency: number
+  readonly shutdownTimeoutSeconds: number
+}
+
+export class AppConfig extends Context.Tag("App/Config")<AppConfig, AppConfigShape>() {}
+
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
+  }
+}
+
+const csv = (name: string) =>
+  Config.string(name).pipe(
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0).map(originOf))
+  )
+
+export const config = Effect.gen(function*() {
+  const nodeEnv = yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))
+  const production = nodeEnv === "production"
+  const port = yield* Config.port("PORT").pipe(Config.withDefault(3000), Config.withDescription("HTTP port"))
+  const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"), Config.withDescription("bind address"))
+  const databaseUrl = yield* Config.redacted("DATABASE_URL").pipe(
+    Config.withDescription("Postgres URL; unset = embedded Postgres (PGlite) in DATA_DIR"),
+    Config.option
+  )
+  const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
+  const publicUrl = yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
+  const allowedOrigins = yield* csv("ALLOWED_ORIGINS")
+  const jwtSecretOpt = yield* Config.redacted("JWT_SECRET").pipe(Config.option)
+  const secretsKeyOpt = yield* Config.redacted("SECRETS_KEY").pipe(Config.option)
+  const cookieSecure = yield* Config.boolean("COOKIE_SECURE").pipe(Config.withDefault(production))
+  const webhookAllowPrivateNetworks = yield* Config.boolean("WEBHOOK_ALLOW_PRIVATE_NETWORKS").pipe(
+    Config.withDefault(false)
+  )
+  const workerOfflineAfterSeconds = yield* Config.integer("WORKER_OFFLINE_AFTER_SECONDS").pipe(
+    Config.withDefault(30)
+  )
+  const claimTimeoutSeconds = yield* Config.integer("CLAIM_TIMEOUT_SECONDS").pipe(Config.withDefault(30))
+  const webhookConcurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(64))
+  const shutdownTimeoutSeconds = yield* Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10))
+
+  if (production && (Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt))) {
+    return yield* Effect.dieMessage("NODE_ENV=production requires JWT_SECRET and SECRETS_KEY to be set")
+  }
+  // Outside production, missing secrets are generated once into DATA_DIR so a
+  // restart keeps sessions and encrypted webhook secrets readable.
+  const dev = Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt)
+    ? yield* DevSecrets.loadOrCreate(dataDir)
+    : undefined
+  const jwtSecret = Option.getOrElse(jwtSecretOpt, () => dev!.jwtSecret)
+  const secretsKey = Option.getOrElse(secretsKeyOpt, () => dev!.secretsKey)
+
+  return {
+    port,
+    host,
+    databaseUrl,
+    dataDir,
+    publicUrl: originOf(publicUrl),
+    allowedOrigins,
+    jwtSecret,
+    secretsKey,
+    cookieSecure,
+    production,
+    webhookAllowPrivateNetworks,
+    workerOfflineAfterSeconds,
+    claimTimeoutSeconds,
+    webhookConcurrency,
+    shutdownTimeoutSeconds
+  } satisfies AppConfigShape
+})
+
+/** Reads the configuration from the environment (`ConfigProvider`). */
+export const layer = Layer.effect(AppConfig, config)
+
+/** A fixed configuration, for tests and embedding programs. */
+export const layerWith = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<AppConfig> =>
+  Layer.succeed(AppConfig, {
+    port: 0,
+    host: "127.0.0.1",
+    databaseUrl: Option.none(),
+    dataDir: "./.data",
+    publicUrl: "http://localhost:3000",
+    allowedOrigins: [],
+    jwtSecret: Redacted.make("test-jwt-secret-test-jwt-secret-0123456789"),
+    secretsKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
+    cookieSecure: false,
+    production: false,
+    webhookAllowPrivateNetworks: false,
+    workerOfflineAfterSeconds: 30,
+    claimTimeoutSeconds: 30,
+    webhookConcurrency: 64,
+    shutdownTimeoutSeconds: 10,
+    ...overrides
+  })

@@ -1,0 +1,21 @@
+import * as Migrator from "@effect/sql/Migrator"
+import * as Effect from "effect/Effect"
+import m0001 from "./migrations/0001_initial.js"
+
+/**
+ * Migrations are bundled with the code (not read from disk), so a program that
+ * embeds the scheduler needs no migrations folder. Names are `NNNN_snake_name`.
+ */
+export const migrations = {
+  "0001_initial": m0001
+}
+
+const run = Migrator.make({})
+
+export const migrate = run({
+  loader: Migrator.fromRecord(migrations),
+  table: "pts_migrations"
+}).pipe(
+  Effect.tap((ran) => ran.length > 0 ? Effect.logInfo("migrations applied", ran.map(([id, name]) => `${id}_${name}`)) : Effect.void),
+  Effect.withSpan("Db.migrate")
+)

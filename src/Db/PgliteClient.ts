@@ -1,0 +1,102 @@
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { PGlite } from "@electric-sql/pglite"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { Notifications } from "./Notifications.js"
+
+/**
+ * A `SqlClient` over one embedded PGlite database.
+ *
+ * PGlite is a single Postgres session: statements from two "connections" would
+ * interleave inside one session, so an open transaction would swallow another
+ * fiber's statements (or block them forever). One permit guards the session:
+ * a transaction holds it from BEGIN to COMMIT, every other statement takes it
+ * for the duration of the statement.
+ */
+export const make = (dataDir: string | undefined) =>
+  Effect.gen(function*() {
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () =>
+          PGlite.create(dataDir, {
+            // Match node-postgres: int8 and numeric as strings, never lossy numbers.
+            parsers: { 20: (x: string) => x, 1700: (x: string) => x }
+          }),
+        catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the embedded database" })
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+    const lock = yield* Effect.makeSemaphore(1)
+
+    // Without parameters, `exec` uses the simple protocol, which also accepts
+    // several statements (migrations); the last statement's rows are returned.
+    const run = (sql: string, params: ReadonlyArray<unknown>) =>
+      Effect.tryPromise({
+        try: () =>
+          params.length === 0
+            ? db.exec(sql).then((rs) => rs.at(-1) ?? { rows: [] as Array<any>, fields: [] })
+            : db.query<any>(sql, params as Array<unknown>),
+        catch: (cause) => new SqlError({ cause, message: "Failed to execute statement" })
+      })
+
+    const makeConnection = (locked: boolean): Connection => {
+      const guard = <A>(eff: Effect.Effect<A, SqlError>) => locked ? eff : lock.withPermits(1)(eff)
+      const rows = (sql: string, params: ReadonlyArray<unknown>) => guard(Effect.map(run(sql, params), (r) => r.rows))
+      return {
+        execute: (sql, params, transformRows) =>
+          transformRows ? Effect.map(rows(sql, params), transformRows) : rows(sql, params),
+        executeRaw: (sql, params) => guard(run(sql, params)),
+        executeValues: (sql, params) =>
+          guard(Effect.tryPromise({
+            try: () => db.query<any>(sql, params as Array<unknown>, { rowMode: "array" }),
+            catch: (cause) => new SqlError({ cause, message: "Failed to execute statement" })
+          })).pipe(Effect.map((r) => r.rows as ReadonlyArray<ReadonlyArray<unknown>>)),
+        executeUnprepared: (sql, params, transformRows) =>
+          transformRows ? Effect.map(rows(sql, params), transformRows) : rows(sql, params),
+        executeStream: (sql, params, transformRows) =>
+          Stream.fromIterableEffect(
+            transformRows ? Effect.map(rows(sql, params), transformRows) : rows(sql, params)
+          )
+      }
+    }
+
+    const unlocked = makeConnection(false)
+    const client = yield* SqlClient.make({
+      acquirer: Effect.succeed(unlocked),
+      transactionAcquirer: Effect.as(lock.take(1).pipe(
+        Effect.zipRight(Effect.addFinalizer(() => lock.release(1)))
+      ), makeConnection(true)),
+      compiler: PgClient.makeCompiler(),
+      spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]
+    })
+
+    const notifications = Notifications.of({
+      listen: (channel) =>
+        Stream.asyncPush<string, SqlError>((emit) =>
+          Effect.acquireRelease(
+            Effect.tryPromise({
+              try: () => db.listen(channel, (payload) => emit.single(payload)),
+              catch: (cause) => new SqlError({ cause, message: "Failed to listen" })
+            }),
+            (unlisten) => Effect.promise(() => unlisten()).pipe(Effect.ignore)
+          )
+        ),
+      notify: (channel, payload) =>
+        client`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
+    })
+
+    return { client, notifications }
+  })
+
+/** `SqlClient` and `Notifications` over an embedded database in `dataDir` (in memory when undefined). */
+export const layer = (dataDir: string | undefined): Layer.Layer<SqlClient.SqlClient | Notifications, SqlError> =>
+  Layer.scopedContext(
+    Effect.map(make(dataDir), ({ client, notifications }) =>
+      Context.make(SqlClient.SqlClient, client).pipe(Context.add(Notifications, notifications)))
+  ).pipe(Layer.provide(Reactivity.layer))
