@@ -30,7 +30,7 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 const CorsLive = Layer.unwrapEffect(
   Effect.map(Origins, (origins) =>
     HttpApiBuilder.middlewareCors({
-      allowedOrigins: origins.all,
+      allowedOrigins: (origin) => origins.isAllowed(origin),
       credentials: true,
       allowedMethods: ["GET", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"],
       allowedHeaders: ["content-type", "authorization", "idempotency-key"],

@@ -88,3 +88,17 @@ export class ServiceUnavailable extends Schema.Class<ServiceUnavailable>("Servic
 ) {
   static readonly default = new ServiceUnavailable({ error: "service unavailable" })
 }
+
+/** Every error class, for rendering responses by class (see Http/ErrorMiddleware). */
+export const errorClasses = [
+  ValidationError,
+  BadRequest,
+  Unauthorized,
+  Forbidden,
+  NotFound,
+  Conflict,
+  PayloadTooLarge,
+  TooManyRequests,
+  InternalError,
+  ServiceUnavailable
+] as const

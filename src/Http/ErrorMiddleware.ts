@@ -1,10 +1,20 @@
-import { HttpApiBuilder, HttpApiError, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApiSchema,
+  HttpIncomingMessage,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import {
   BadRequest,
+  errorClasses,
   InternalError,
   NotFound,
   PayloadTooLarge,
@@ -58,7 +68,28 @@ const isBodyTooLarge = (defect: unknown): boolean => {
   return false
 }
 
-export const translateCause = <E>(cause: Cause.Cause<E>): Effect.Effect<never, unknown> => {
+/**
+ * Our error classes are rendered here rather than by the builder's encoder:
+ * they share one shape (`{error}`), which a schema union cannot tell apart,
+ * so the status comes from the instance's own class.
+ */
+const render = (error: unknown): Option.Option<HttpServerResponse.HttpServerResponse> => {
+  for (const ErrorClass of errorClasses) {
+    if (error instanceof ErrorClass) {
+      const body = Schema.encodeSync(ErrorClass as Schema.Schema<unknown, unknown>)(error)
+      return Option.some(HttpServerResponse.unsafeJson(body, { status: HttpApiSchema.getStatusErrorAST(ErrorClass.ast) }))
+    }
+  }
+  return Option.none()
+}
+
+const respond = (error: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> =>
+  Option.match(render(error), { onNone: () => Effect.fail(error), onSome: Effect.succeed })
+
+export const translateCause = <E>(cause: Cause.Cause<E>): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> =>
+  translate(cause).pipe(Effect.catchAll(respond))
+
+const translate = <E>(cause: Cause.Cause<E>): Effect.Effect<never, unknown> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value as unknown
