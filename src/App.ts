@@ -2,6 +2,8 @@ import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "./Api.js"
+import { AuditLog } from "./Audit/AuditLog.js"
+import { Policy } from "./Tenancy/Policy.js"
 import { AuthLive } from "./Auth/Http.js"
 import { LoginThrottle } from "./Auth/LoginThrottle.js"
 import { AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive } from "./Auth/SecurityLive.js"
@@ -17,7 +19,9 @@ export const ServicesLive = Layer.mergeAll(
   Users.Default,
   Sessions.Default,
   LoginThrottle.Default,
-  SecretBox.Default
+  SecretBox.Default,
+  Policy.Default,
+  AuditLog.Default
 ).pipe(Layer.provideMerge(Origins.Default))
 
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)

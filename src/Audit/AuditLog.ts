@@ -1,0 +1,69 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import type { Actor } from "../Auth/Security.js"
+import { uuidv7 } from "../Crypto/Ids.js"
+
+export type AuditAction =
+  | "environment.updated"
+  | "member.added"
+  | "member.role_changed"
+  | "member.removed"
+  | "api_key.created"
+  | "api_key.deleted"
+  | "trigger.created"
+  | "trigger.updated"
+  | "trigger.deleted"
+  | "trigger.mcp_token_rotated"
+  | "run.requested"
+  | "worker.registered"
+  | "worker.label_changed"
+
+export type AuditActor =
+  | Actor
+  | { readonly _tag: "Worker"; readonly workerId: string }
+  | { readonly _tag: "System" }
+
+export interface AuditEntry {
+  readonly environmentId: string
+  readonly actor: AuditActor
+  readonly action: AuditAction
+  readonly targetType: string
+  readonly targetId: string | null
+  /** Never a secret or token: callers pass only names, roles and flags. */
+  readonly metadata?: Record<string, unknown>
+}
+
+const actorColumns = (actor: AuditActor): { type: string; id: string | null } => {
+  switch (actor._tag) {
+    case "User":
+      return { type: "user", id: actor.userId }
+    case "ApiKey":
+      return { type: "api_key", id: actor.keyId }
+    case "Worker":
+      return { type: "worker", id: actor.workerId }
+    case "System":
+      return { type: "system", id: null }
+  }
+}
+
+/**
+ * Appends audit records. Uses the ambient `SqlClient`, so a record written
+ * inside `sql.withTransaction` commits or rolls back with the mutation.
+ */
+export class AuditLog extends Effect.Service<AuditLog>()("Audit/AuditLog", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const record = (entry: AuditEntry): Effect.Effect<void> => {
+      const actor = actorColumns(entry.actor)
+      return sql`
+        INSERT INTO audit_log (id, environment_id, actor_type, actor_id, action, target_type, target_id, metadata)
+        VALUES (${uuidv7()}, ${entry.environmentId}, ${actor.type}, ${actor.id}, ${entry.action},
+                ${entry.targetType}, ${entry.targetId}, ${JSON.stringify(entry.metadata ?? {})}::jsonb)`.pipe(
+        Effect.asVoid,
+        Effect.orDie,
+        Effect.withSpan("AuditLog.record")
+      )
+    }
+    return { record } as const
+  })
+}) {}
