@@ -24,6 +24,13 @@ export const ServicesLive = Layer.mergeAll(
   AuditLog.Default
 ).pipe(Layer.provideMerge(Origins.Default))
 
+/**
+ * Background fibers that run beside the HTTP server (run supervision, webhook
+ * delivery). Each is a scoped layer: it starts with the app and is interrupted
+ * when the app's scope closes.
+ */
+export const BackgroundLive = Layer.empty
+
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -52,6 +59,7 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(ErrorMiddleware.layer),
   Layer.provide(CorsLive),
   Layer.provide(ApiLive),
+  Layer.provide(BackgroundLive),
   Layer.provide(ServicesLive),
   HttpServer.withLogAddress
 )
