@@ -13,6 +13,7 @@ import { SecretBox } from "./Crypto/SecretBox.js"
 import { HealthLive } from "./Health/Http.js"
 import * as ErrorMiddleware from "./Http/ErrorMiddleware.js"
 import { Origins } from "./Http/Origins.js"
+import { UrlGuard } from "./Webhooks/UrlGuard.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -21,7 +22,8 @@ export const ServicesLive = Layer.mergeAll(
   LoginThrottle.Default,
   SecretBox.Default,
   Policy.Default,
-  AuditLog.Default
+  AuditLog.Default,
+  UrlGuard.Default
 ).pipe(Layer.provideMerge(Origins.Default))
 
 /**
