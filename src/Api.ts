@@ -10,6 +10,7 @@ import {
   ValidationError
 } from "./Domain/Errors.js"
 import { HealthApi } from "./Health/Api.js"
+import { TriggersApi } from "./Triggers/Api.js"
 
 /**
  * The whole HTTP interface, contract side only: the server, the typed client
@@ -18,6 +19,7 @@ import { HealthApi } from "./Health/Api.js"
 export class Api extends HttpApi.make("pipeline-trigger-service")
   .add(HealthApi)
   .add(AuthApi)
+  .add(TriggersApi)
   .addError(ValidationError)
   .addError(BadRequest)
   .addError(Unauthorized)

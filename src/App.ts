@@ -14,6 +14,9 @@ import { HealthLive } from "./Health/Http.js"
 import * as ErrorMiddleware from "./Http/ErrorMiddleware.js"
 import { Origins } from "./Http/Origins.js"
 import { UrlGuard } from "./Webhooks/UrlGuard.js"
+import { TriggersLive } from "./Triggers/Http.js"
+import { Triggers } from "./Triggers/Triggers.js"
+import { TriggersRepo } from "./Triggers/TriggersRepo.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -23,7 +26,9 @@ export const ServicesLive = Layer.mergeAll(
   SecretBox.Default,
   Policy.Default,
   AuditLog.Default,
-  UrlGuard.Default
+  UrlGuard.Default,
+  TriggersRepo.Default,
+  Triggers.Default
 ).pipe(Layer.provideMerge(Origins.Default))
 
 /**
@@ -36,7 +41,7 @@ export const BackgroundLive = Layer.empty
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthLive, AuthLive]),
+  Layer.provide([HealthLive, AuthLive, TriggersLive]),
   Layer.provide(SecurityLive)
 )
 
