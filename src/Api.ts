@@ -1,4 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { ApiKeysApi } from "./ApiKeys/Api.js"
+import { AuditApi } from "./Audit/Api.js"
 import { AuthApi } from "./Auth/Api.js"
 import {
   BadRequest,
@@ -10,6 +12,7 @@ import {
   ValidationError
 } from "./Domain/Errors.js"
 import { HealthApi } from "./Health/Api.js"
+import { EnvironmentsApi, WorkspacesApi } from "./Tenancy/Api.js"
 import { TriggersApi } from "./Triggers/Api.js"
 
 /**
@@ -19,6 +22,10 @@ import { TriggersApi } from "./Triggers/Api.js"
 export class Api extends HttpApi.make("pipeline-trigger-service")
   .add(HealthApi)
   .add(AuthApi)
+  .add(WorkspacesApi)
+  .add(EnvironmentsApi)
+  .add(ApiKeysApi)
+  .add(AuditApi)
   .add(TriggersApi)
   .addError(ValidationError)
   .addError(BadRequest)

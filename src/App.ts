@@ -2,8 +2,15 @@ import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Api } from "./Api.js"
+import { ApiKeys } from "./ApiKeys/ApiKeys.js"
+import { ApiKeysLive } from "./ApiKeys/Http.js"
 import { AuditLog } from "./Audit/AuditLog.js"
+import { AuditLive } from "./Audit/Http.js"
 import { Policy } from "./Tenancy/Policy.js"
+import { Environments } from "./Tenancy/Environments.js"
+import { TenancyLive } from "./Tenancy/Http.js"
+import { Members } from "./Tenancy/Members.js"
+import { Workspaces } from "./Tenancy/Workspaces.js"
 import { AuthLive } from "./Auth/Http.js"
 import { LoginThrottle } from "./Auth/LoginThrottle.js"
 import { AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive } from "./Auth/SecurityLive.js"
@@ -26,6 +33,10 @@ export const ServicesLive = Layer.mergeAll(
   SecretBox.Default,
   Policy.Default,
   AuditLog.Default,
+  Workspaces.Default,
+  Environments.Default,
+  Members.Default,
+  ApiKeys.Default,
   UrlGuard.Default,
   TriggersRepo.Default,
   Triggers.Default
@@ -41,7 +52,7 @@ export const BackgroundLive = Layer.empty
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthLive, AuthLive, TriggersLive]),
+  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive]),
   Layer.provide(SecurityLive)
 )
 

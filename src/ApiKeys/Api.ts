@@ -1,0 +1,68 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import * as Schema from "effect/Schema"
+import { Authentication } from "../Auth/Security.js"
+import { Forbidden, NotFound } from "../Domain/Errors.js"
+import { Page, Payload, Timestamp } from "../Domain/Schemas.js"
+import { Name, PageParams } from "../Tenancy/Api.js"
+
+/** The roles a `pwk` key can carry: never `owner`. */
+export const KeyRole = Schema.Literal("viewer", "operator", "admin")
+export type KeyRole = typeof KeyRole.Type
+
+export const KeyPrefix = Schema.Literal("pwk", "wrk").annotations({
+  message: () => "prefix must be \"pwk\" (API key) or \"wrk\" (worker registration token)"
+})
+
+export const CreateApiKey = Payload({
+  name: Name,
+  prefix: KeyPrefix,
+  /** `pwk` only; defaults to `operator`. Ignored for `wrk` tokens, which have no role. */
+  role: Schema.optional(Schema.NullOr(KeyRole))
+})
+
+/** The creation response: the only place the token is ever shown. */
+export const CreatedApiKey = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  prefix: Schema.Literal("pwk", "wrk"),
+  role: Schema.NullOr(KeyRole),
+  token: Schema.String,
+  createdAt: Timestamp
+}).annotations({ identifier: "CreatedApiKey" })
+
+export const ApiKey = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  prefix: Schema.Literal("pwk", "wrk"),
+  role: Schema.NullOr(KeyRole),
+  tokenStart: Schema.String,
+  createdAt: Timestamp,
+  lastUsedAt: Schema.NullOr(Timestamp),
+  consumedAt: Schema.NullOr(Timestamp)
+}).annotations({ identifier: "ApiKey" })
+export type ApiKey = typeof ApiKey.Type
+
+const envPath = Schema.Struct({ envId: Schema.String })
+
+export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
+  .add(
+    HttpApiEndpoint.get("list", "/environments/:envId/api-keys")
+      .setPath(envPath)
+      .setUrlParams(PageParams)
+      .addSuccess(Page(ApiKey))
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/environments/:envId/api-keys")
+      .setPath(envPath)
+      .setPayload(CreateApiKey)
+      .addSuccess(CreatedApiKey, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/environments/:envId/api-keys/:keyId")
+      .setPath(Schema.Struct({ envId: Schema.String, keyId: Schema.String }))
+      .addSuccess(HttpApiSchema.NoContent)
+  )
+  .addError(Forbidden)
+  .addError(NotFound)
+  .middleware(Authentication)
+{}

@@ -1,0 +1,112 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import type { Actor } from "../Auth/Security.js"
+import { AuditLog } from "../Audit/AuditLog.js"
+import { uuidv7 } from "../Crypto/Ids.js"
+import { generate, sha256, tokenStart } from "../Crypto/Tokens.js"
+import { NotFound, type ValidationError } from "../Domain/Errors.js"
+import { decodeCursor, page } from "../Domain/Pagination.js"
+import { isUuid } from "../Tenancy/Policy.js"
+import type { ApiKey, KeyRole } from "./Api.js"
+
+interface ApiKeyRow {
+  readonly id: string
+  readonly name: string
+  readonly prefix: "pwk" | "wrk"
+  readonly role: KeyRole | null
+  readonly token_start: string
+  readonly created_at: Date
+  readonly last_used_at: Date | null
+  readonly consumed_at: Date | null
+}
+
+const toApiKey = (row: ApiKeyRow): ApiKey => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  role: row.role,
+  tokenStart: row.token_start,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  consumedAt: row.consumed_at
+})
+
+export interface NewKey {
+  readonly name: string
+  readonly prefix: "pwk" | "wrk"
+  readonly role: KeyRole | null
+}
+
+/**
+ * `pwk_` API keys and single-use `wrk_` registration tokens of an environment.
+ * The token exists in plain text only in the creation response: the table
+ * keeps its SHA-256 (for lookups) and its first characters (for listings).
+ */
+export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const audit = yield* AuditLog
+
+    const list = (
+      environmentId: string,
+      cursor: string | undefined,
+      limit: number
+    ): Effect.Effect<{ items: ReadonlyArray<ApiKey>; nextCursor: string | null }, ValidationError> =>
+      Effect.gen(function*() {
+        const after = yield* decodeCursor(cursor)
+        const rows = yield* sql<ApiKeyRow>`
+          SELECT id, name, prefix, role, token_start, created_at, last_used_at, consumed_at FROM api_keys
+          WHERE environment_id = ${environmentId} ${after === undefined ? sql`` : sql`AND id < ${after}`}
+          ORDER BY id DESC LIMIT ${limit + 1}`.pipe(Effect.orDie)
+        const p = page(rows, limit)
+        return { items: p.items.map(toApiKey), nextCursor: p.nextCursor }
+      }).pipe(Effect.withSpan("ApiKeys.list"))
+
+    const create = (
+      actor: Actor,
+      environmentId: string,
+      key: NewKey
+    ): Effect.Effect<{ id: string; name: string; prefix: "pwk" | "wrk"; role: KeyRole | null; token: string; createdAt: Date }> =>
+      Effect.gen(function*() {
+        const token = generate(key.prefix)
+        const createdBy = actor._tag === "User" ? actor.userId : null
+        const rows = yield* sql<{ id: string; created_at: Date }>`
+          INSERT INTO api_keys (id, environment_id, name, prefix, role, token_hash, token_start, created_by)
+          VALUES (${uuidv7()}, ${environmentId}, ${key.name}, ${key.prefix}, ${key.role}, ${sha256(token)},
+                  ${tokenStart(token)}, ${createdBy})
+          RETURNING id, created_at`
+        const row = rows[0]!
+        // Only names and roles go to the audit log: never the token or its hash.
+        yield* audit.record({
+          environmentId,
+          actor,
+          action: "api_key.created",
+          targetType: "api_key",
+          targetId: row.id,
+          metadata: { name: key.name, prefix: key.prefix, role: key.role }
+        })
+        return { id: row.id, name: key.name, prefix: key.prefix, role: key.role, token, createdAt: row.created_at }
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("ApiKeys.create"))
+
+    /** Deletes the key; authentication looks keys up per request, so it answers 401 from now on. */
+    const remove = (actor: Actor, environmentId: string, keyId: string): Effect.Effect<void, NotFound> =>
+      Effect.gen(function*() {
+        if (!isUuid(keyId)) return yield* Effect.fail(NotFound.of("API key"))
+        const rows = yield* sql<{ name: string; prefix: string }>`
+          DELETE FROM api_keys WHERE id = ${keyId} AND environment_id = ${environmentId} RETURNING name, prefix`
+        const row = rows[0]
+        if (!row) return yield* Effect.fail(NotFound.of("API key"))
+        yield* audit.record({
+          environmentId,
+          actor,
+          action: "api_key.deleted",
+          targetType: "api_key",
+          targetId: keyId,
+          metadata: { name: row.name, prefix: row.prefix }
+        })
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.remove"))
+
+    return { list, create, remove } as const
+  }),
+  dependencies: [AuditLog.Default]
+}) {}

@@ -1,0 +1,42 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import * as Schema from "effect/Schema"
+import { Authentication } from "../Auth/Security.js"
+import { Forbidden, NotFound } from "../Domain/Errors.js"
+import { Limit, Page, Timestamp } from "../Domain/Schemas.js"
+
+export const AuditRecord = Schema.Struct({
+  id: Schema.UUID,
+  environmentId: Schema.UUID,
+  actorType: Schema.Literal("user", "api_key", "worker", "system"),
+  actorId: Schema.NullOr(Schema.UUID),
+  action: Schema.String,
+  targetType: Schema.String,
+  targetId: Schema.NullOr(Schema.UUID),
+  metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  createdAt: Timestamp
+}).annotations({ identifier: "AuditRecord" })
+export type AuditRecord = typeof AuditRecord.Type
+
+const ActionName = Schema.String.pipe(Schema.maxLength(100))
+
+export const AuditQuery = Schema.Struct({
+  /** One action name. */
+  action: Schema.optional(ActionName),
+  /** A comma-separated list of action names; combined with `action`, a record matching any of them is listed. */
+  actions: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  targetId: Schema.optional(Schema.UUID),
+  cursor: Schema.optional(Schema.String),
+  limit: Schema.optional(Limit)
+})
+
+export class AuditApi extends HttpApiGroup.make("audit")
+  .add(
+    HttpApiEndpoint.get("list", "/environments/:envId/audit-log")
+      .setPath(Schema.Struct({ envId: Schema.String }))
+      .setUrlParams(AuditQuery)
+      .addSuccess(Page(AuditRecord))
+  )
+  .addError(Forbidden)
+  .addError(NotFound)
+  .middleware(Authentication)
+{}

@@ -1,0 +1,128 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import * as Schema from "effect/Schema"
+import { Authentication, UserAuthentication } from "../Auth/Security.js"
+import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
+import { Limit, Page, Payload, Role, Timestamp } from "../Domain/Schemas.js"
+
+/** Names are trimmed; blank or over 200 characters is a 400. */
+export const Name = Schema.Trim.pipe(
+  Schema.compose(
+    Schema.String.pipe(
+      Schema.minLength(1, { message: () => "must not be empty" }),
+      Schema.maxLength(200, { message: () => "must be at most 200 characters" })
+    )
+  )
+)
+
+export const Workspace = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  ownerId: Schema.UUID,
+  createdAt: Timestamp
+}).annotations({ identifier: "Workspace" })
+export type Workspace = typeof Workspace.Type
+
+export const Environment = Schema.Struct({
+  id: Schema.UUID,
+  workspaceId: Schema.UUID,
+  name: Schema.String,
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}).annotations({ identifier: "Environment" })
+export type Environment = typeof Environment.Type
+
+export const Member = Schema.Struct({
+  userId: Schema.UUID,
+  email: Schema.String,
+  role: Role,
+  createdAt: Timestamp
+}).annotations({ identifier: "Member" })
+export type Member = typeof Member.Type
+
+/** `cursor` and `limit` of every list endpoint. */
+export const PageParams = Schema.Struct({
+  cursor: Schema.optional(Schema.String),
+  limit: Schema.optional(Limit)
+})
+
+const NamePayload = Payload({ name: Name })
+
+// Path ids are plain strings so a malformed id is a 404 like any unknown one.
+const wsPath = Schema.Struct({ wsId: Schema.String })
+const envPath = Schema.Struct({ id: Schema.String })
+const membersPath = Schema.Struct({ envId: Schema.String })
+const memberPath = Schema.Struct({ envId: Schema.String, userId: Schema.String })
+
+/** Workspace routes: session cookie only (an API key belongs to one environment, not a workspace). */
+export class WorkspacesApi extends HttpApiGroup.make("workspaces")
+  .add(
+    HttpApiEndpoint.post("create", "/workspaces")
+      .setPayload(NamePayload)
+      .addSuccess(Workspace, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/workspaces")
+      .setUrlParams(PageParams)
+      .addSuccess(Page(Workspace))
+  )
+  .add(
+    HttpApiEndpoint.post("createEnvironment", "/workspaces/:wsId/environments")
+      .setPath(wsPath)
+      .setPayload(NamePayload)
+      .addSuccess(Environment, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("listEnvironments", "/workspaces/:wsId/environments")
+      .setPath(wsPath)
+      .setUrlParams(PageParams)
+      .addSuccess(Page(Environment))
+  )
+  .addError(Forbidden)
+  .addError(NotFound)
+  .middleware(UserAuthentication)
+{}
+
+/** Environment-scoped routes: a session cookie or a `pwk_` key of that environment. */
+export class EnvironmentsApi extends HttpApiGroup.make("environments")
+  .add(
+    HttpApiEndpoint.patch("update", "/environments/:id")
+      .setPath(envPath)
+      .setPayload(NamePayload)
+      .addSuccess(Environment)
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/environments/:id")
+      .setPath(envPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.get("listMembers", "/environments/:envId/members")
+      .setPath(membersPath)
+      .setUrlParams(PageParams)
+      .addSuccess(Page(Member))
+  )
+  .add(
+    HttpApiEndpoint.post("addMember", "/environments/:envId/members")
+      .setPath(membersPath)
+      .setPayload(Payload({ userId: Schema.UUID, role: Role }))
+      .addSuccess(Member, { status: 201 })
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateMember", "/environments/:envId/members/:userId")
+      .setPath(memberPath)
+      .setPayload(Payload({ role: Role }))
+      .addSuccess(Member)
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.del("removeMember", "/environments/:envId/members/:userId")
+      .setPath(memberPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(Conflict)
+  )
+  .addError(Forbidden)
+  .addError(NotFound)
+  .middleware(Authentication)
+{}

@@ -1,0 +1,64 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import type { Actor } from "../Auth/Security.js"
+import { AuditLog } from "../Audit/AuditLog.js"
+import { Conflict, NotFound } from "../Domain/Errors.js"
+import type { Environment } from "./Api.js"
+import { type EnvironmentRow, toEnvironment } from "./Workspaces.js"
+
+/** Renaming and deleting environments; callers check the role first (see Policy). */
+export class Environments extends Effect.Service<Environments>()("Tenancy/Environments", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const audit = yield* AuditLog
+
+    const rename = (actor: Actor, id: string, name: string): Effect.Effect<Environment, NotFound> =>
+      Effect.gen(function*() {
+        const previous = yield* sql<{ name: string }>`SELECT name FROM environments WHERE id = ${id} FOR UPDATE`
+        if (previous.length === 0) return yield* Effect.fail(NotFound.of("environment"))
+        const rows = yield* sql<EnvironmentRow>`
+          UPDATE environments SET name = ${name}, updated_at = now() WHERE id = ${id}
+          RETURNING id, workspace_id, name, created_at, updated_at`
+        yield* audit.record({
+          environmentId: id,
+          actor,
+          action: "environment.updated",
+          targetType: "environment",
+          targetId: id,
+          metadata: { name, previousName: previous[0]!.name }
+        })
+        return toEnvironment(rows[0]!)
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("Environments.rename")
+      )
+
+    /**
+     * Deletes the environment and, by cascade, everything in it. The row lock
+     * makes the "no active runs" check race-free: a run being inserted holds a
+     * key-share lock on the environment, so we wait for it and then see it.
+     */
+    const remove = (id: string): Effect.Effect<void, NotFound | Conflict> =>
+      Effect.gen(function*() {
+        const locked = yield* sql`SELECT id FROM environments WHERE id = ${id} FOR UPDATE`
+        if (locked.length === 0) return yield* Effect.fail(NotFound.of("environment"))
+        const active = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM runs
+          WHERE environment_id = ${id} AND status IN ('queued', 'assigned', 'claimed', 'running')`
+        const n = active[0]?.n ?? 0
+        if (n > 0) {
+          return yield* Effect.fail(new Conflict({ error: `environment has ${n} active run(s); wait for them to finish` }))
+        }
+        yield* sql`DELETE FROM environments WHERE id = ${id}`
+        yield* Effect.logInfo("environment deleted").pipe(Effect.annotateLogs({ environmentId: id }))
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("Environments.remove")
+      )
+
+    return { rename, remove } as const
+  }),
+  dependencies: [AuditLog.Default]
+}) {}
