@@ -14,6 +14,7 @@ import {
 import { HealthApi } from "./Health/Api.js"
 import { EnvironmentsApi, WorkspacesApi } from "./Tenancy/Api.js"
 import { TriggersApi } from "./Triggers/Api.js"
+import { WorkersApi } from "./Workers/Api.js"
 
 /**
  * The whole HTTP interface, contract side only: the server, the typed client
@@ -27,6 +28,7 @@ export class Api extends HttpApi.make("pipeline-trigger-service")
   .add(ApiKeysApi)
   .add(AuditApi)
   .add(TriggersApi)
+  .add(WorkersApi)
   .addError(ValidationError)
   .addError(BadRequest)
   .addError(Unauthorized)

@@ -24,6 +24,8 @@ import { UrlGuard } from "./Webhooks/UrlGuard.js"
 import { TriggersLive } from "./Triggers/Http.js"
 import { Triggers } from "./Triggers/Triggers.js"
 import { TriggersRepo } from "./Triggers/TriggersRepo.js"
+import { WorkersLive } from "./Workers/Http.js"
+import { Workers } from "./Workers/Workers.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -39,7 +41,8 @@ export const ServicesLive = Layer.mergeAll(
   ApiKeys.Default,
   UrlGuard.Default,
   TriggersRepo.Default,
-  Triggers.Default
+  Triggers.Default,
+  Workers.Default
 ).pipe(Layer.provideMerge(Origins.Default))
 
 /**
@@ -52,7 +55,7 @@ export const BackgroundLive = Layer.empty
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive]),
+  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive]),
   Layer.provide(SecurityLive)
 )
 

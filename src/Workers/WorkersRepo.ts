@@ -1,0 +1,139 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { AppConfig } from "../Config/AppConfig.js"
+import { Worker } from "./Api.js"
+
+export interface WorkerRow {
+  readonly id: string
+  readonly environment_id: string
+  readonly workspace_id: string
+  readonly label: string
+  readonly last_seen_at: Date
+  readonly created_at: Date
+  /** Computed in SQL against the database clock, so every instance agrees. */
+  readonly online: boolean
+}
+
+export const toWorker = (row: WorkerRow): Worker =>
+  new Worker({
+    id: row.id,
+    environmentId: row.environment_id,
+    workspaceId: row.workspace_id,
+    label: row.label,
+    status: row.online ? "online" : "offline",
+    lastSeenAt: row.last_seen_at,
+    createdAt: row.created_at
+  })
+
+export interface ListOptions {
+  readonly status?: "online" | "offline" | undefined
+  readonly after?: string | undefined
+  readonly limit: number
+}
+
+/** Data access for the worker registry; the `wkt_` token is stored only as its SHA-256. */
+export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const offlineAfter = config.workerOfflineAfterSeconds
+
+    const onlineExpr = sql`(w.last_seen_at > now() - make_interval(secs => ${offlineAfter}))`
+    const columns = sql`w.id, w.environment_id, w.workspace_id, w.label, w.last_seen_at, w.created_at, ${onlineExpr} AS online`
+
+    const filters = (options: ListOptions): Array<Statement.Fragment> => [
+      ...(options.status === "online" ? [onlineExpr] : options.status === "offline" ? [sql`NOT ${onlineExpr}`] : []),
+      ...(options.after === undefined ? [] : [sql`w.id < ${options.after}`])
+    ]
+
+    /**
+     * Consumes a `wrk_` registration token: one conditional UPDATE, so of two
+     * concurrent registrations with one token exactly one sees the row.
+     */
+    const consumeRegistrationToken = (
+      tokenHash: string
+    ): Effect.Effect<Option.Option<{ id: string; environment_id: string; workspace_id: string }>> =>
+      sql<{ id: string; environment_id: string; workspace_id: string }>`
+        UPDATE api_keys k SET consumed_at = now()
+        FROM environments e
+        WHERE k.token_hash = ${tokenHash} AND k.prefix = 'wrk' AND k.consumed_at IS NULL AND e.id = k.environment_id
+        RETURNING k.id, k.environment_id, e.workspace_id`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    const insert = (worker: {
+      readonly id: string
+      readonly environmentId: string
+      readonly workspaceId: string
+      readonly label: string
+      readonly tokenHash: string
+      readonly registrationKeyId: string
+    }): Effect.Effect<WorkerRow> =>
+      sql<WorkerRow>`
+        INSERT INTO workers AS w (id, environment_id, workspace_id, label, token_hash, registration_key_id)
+        VALUES (${worker.id}, ${worker.environmentId}, ${worker.workspaceId}, ${worker.label}, ${worker.tokenHash},
+                ${worker.registrationKeyId})
+        RETURNING ${columns}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+
+    const findInWorkspace = (workspaceId: string, workerId: string): Effect.Effect<Option.Option<WorkerRow>> =>
+      sql<WorkerRow>`SELECT ${columns} FROM workers w WHERE w.id = ${workerId} AND w.workspace_id = ${workspaceId}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    const setLabel = (workerId: string, label: string): Effect.Effect<Option.Option<WorkerRow>> =>
+      sql<WorkerRow>`UPDATE workers AS w SET label = ${label} WHERE w.id = ${workerId} RETURNING ${columns}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    /** Newest first, `limit + 1` rows. */
+    const listEnvironment = (environmentId: string, options: ListOptions): Effect.Effect<ReadonlyArray<WorkerRow>> =>
+      sql<WorkerRow>`
+        SELECT ${columns} FROM workers w
+        WHERE ${sql.and([sql`w.environment_id = ${environmentId}`, ...filters(options)])}
+        ORDER BY w.id DESC LIMIT ${options.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("WorkersRepo.listEnvironment"))
+
+    /** The workers of the workspace's environments where the user is a member (any role is viewer+). */
+    const listWorkspaceForUser = (
+      workspaceId: string,
+      userId: string,
+      options: ListOptions
+    ): Effect.Effect<ReadonlyArray<WorkerRow>> =>
+      sql<WorkerRow>`
+        SELECT ${columns} FROM workers w
+        JOIN members m ON m.environment_id = w.environment_id AND m.user_id = ${userId}
+        WHERE ${sql.and([sql`w.workspace_id = ${workspaceId}`, ...filters(options)])}
+        ORDER BY w.id DESC LIMIT ${options.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("WorkersRepo.listWorkspace"))
+
+    /** The user owns the workspace or is a member of one of its environments. */
+    const userSeesWorkspace = (workspaceId: string, userId: string): Effect.Effect<boolean> =>
+      sql<{ visible: boolean }>`
+        SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = ${workspaceId} AND owner_id = ${userId})
+            OR EXISTS (SELECT 1 FROM members m JOIN environments e ON e.id = m.environment_id
+                       WHERE e.workspace_id = ${workspaceId} AND m.user_id = ${userId}) AS visible`.pipe(
+        Effect.map((rows) => rows[0]?.visible === true),
+        Effect.orDie
+      )
+
+    const workspaceOfEnvironment = (environmentId: string): Effect.Effect<Option.Option<string>> =>
+      sql<{ workspace_id: string }>`SELECT workspace_id FROM environments WHERE id = ${environmentId}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.workspace_id)),
+        Effect.orDie
+      )
+
+    return {
+      consumeRegistrationToken,
+      insert,
+      findInWorkspace,
+      setLabel,
+      listEnvironment,
+      listWorkspaceForUser,
+      userSeesWorkspace,
+      workspaceOfEnvironment
+    } as const
+  })
+}) {}
