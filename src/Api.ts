@@ -12,6 +12,8 @@ import {
   ValidationError
 } from "./Domain/Errors.js"
 import { HealthApi } from "./Health/Api.js"
+import { RunsApi } from "./Runs/Api.js"
+import { WorkerApi } from "./Scheduler/WorkerApi.js"
 import { EnvironmentsApi, WorkspacesApi } from "./Tenancy/Api.js"
 import { TriggersApi } from "./Triggers/Api.js"
 import { WorkersApi } from "./Workers/Api.js"
@@ -28,6 +30,8 @@ export class Api extends HttpApi.make("pipeline-trigger-service")
   .add(ApiKeysApi)
   .add(AuditApi)
   .add(TriggersApi)
+  .add(RunsApi)
+  .add(WorkerApi)
   .add(WorkersApi)
   .addError(ValidationError)
   .addError(BadRequest)

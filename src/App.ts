@@ -20,6 +20,10 @@ import { SecretBox } from "./Crypto/SecretBox.js"
 import { HealthLive } from "./Health/Http.js"
 import * as ErrorMiddleware from "./Http/ErrorMiddleware.js"
 import { Origins } from "./Http/Origins.js"
+import { RunsLive } from "./Runs/Http.js"
+import { RunsRepo } from "./Runs/RunsRepo.js"
+import * as Scheduler from "./Scheduler/Scheduler.js"
+import { WorkerProtocolLive } from "./Scheduler/WorkerHttp.js"
 import { UrlGuard } from "./Webhooks/UrlGuard.js"
 import { TriggersLive } from "./Triggers/Http.js"
 import { Triggers } from "./Triggers/Triggers.js"
@@ -41,6 +45,7 @@ export const ServicesLive = Layer.mergeAll(
   ApiKeys.Default,
   UrlGuard.Default,
   TriggersRepo.Default,
+  RunsRepo.Default,
   Triggers.Default,
   Workers.Default
 ).pipe(Layer.provideMerge(Origins.Default))
@@ -50,12 +55,12 @@ export const ServicesLive = Layer.mergeAll(
  * delivery). Each is a scoped layer: it starts with the app and is interrupted
  * when the app's scope closes.
  */
-export const BackgroundLive = Layer.empty
+export const BackgroundLive = Layer.mergeAll(Scheduler.layer)
 
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive]),
+  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, RunsLive, WorkerProtocolLive]),
   Layer.provide(SecurityLive)
 )
 

@@ -1,0 +1,65 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as Schema from "effect/Schema"
+import { Authentication } from "../Auth/Security.js"
+import { Forbidden, NotFound } from "../Domain/Errors.js"
+import { Limit, Page, Payload } from "../Domain/Schemas.js"
+import { Run, RunStatus } from "./Run.js"
+
+/** `POST /triggers/{id}/run` body; the body itself is optional. */
+export const RunRequest = Payload({
+  input: Schema.optional(Schema.Unknown)
+})
+
+const statusFilter = RunStatus.annotations({
+  message: () => "status must be one of queued, assigned, claimed, running, succeeded, failed, timed_out"
+})
+const isoTimestamp = Schema.Date.annotations({ message: () => "must be an ISO 8601 timestamp" })
+
+export const RunListParams = Schema.Struct({
+  status: Schema.optional(statusFilter),
+  from: Schema.optional(isoTimestamp),
+  to: Schema.optional(isoTimestamp),
+  workerId: Schema.optional(Schema.UUID.annotations({ message: () => "workerId must be a UUID" })),
+  cursor: Schema.optional(Schema.String),
+  limit: Schema.optional(Limit)
+}).annotations({ parseOptions: { errors: "all" } })
+
+export const IdempotencyHeaders = Schema.Struct({
+  "idempotency-key": Schema.optional(
+    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
+      message: () => "Idempotency-Key must be 1 to 255 characters"
+    })
+  )
+})
+
+export class RunsApi extends HttpApiGroup.make("runs")
+  .add(
+    HttpApiEndpoint.post("requestRun", "/triggers/:id/run")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .setHeaders(IdempotencyHeaders)
+      .setPayload(RunRequest)
+      .addSuccess(Run, { status: 201 })
+      .addError(NotFound)
+      .addError(Forbidden)
+      .annotate(OpenApi.Description,
+        "Starts a run (operator+). The body is optional; `input` defaults to the trigger's. " +
+          "With an `Idempotency-Key` header, a repeat with the same key answers the first run with 200.")
+  )
+  .add(
+    HttpApiEndpoint.get("listTriggerRuns", "/triggers/:id/runs")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .setUrlParams(RunListParams)
+      .addSuccess(Page(Run))
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.get("listEnvironmentRuns", "/environments/:envId/runs")
+      .setPath(Schema.Struct({ envId: Schema.String }))
+      .setUrlParams(RunListParams)
+      .addSuccess(Page(Run))
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .middleware(Authentication)
+{}

@@ -1,0 +1,91 @@
+import { HttpApiBuilder, HttpApiError, HttpServerResponse } from "@effect/platform"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { Api } from "../Api.js"
+import { CurrentActor } from "../Auth/Security.js"
+import { BadRequest, NotFound } from "../Domain/Errors.js"
+import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
+import { Supervisor } from "../Scheduler/Supervisor.js"
+import { Policy } from "../Tenancy/Policy.js"
+import { RunRequest, type RunListParams } from "./Api.js"
+import { isUuid, Run, toRun } from "./Run.js"
+import { type RunFilter, RunsRepo } from "./RunsRepo.js"
+
+const encodeRun = Schema.encode(Run)
+const HttpApiDecodeError = HttpApiError.HttpApiDecodeError
+
+/**
+ * The body is optional, which the builder's JSON decoding cannot express
+ * (an empty body is malformed JSON to it), so this endpoint reads it here.
+ */
+const readRunRequest = (text: string) =>
+  Effect.gen(function*() {
+    if (text.trim() === "") return { input: undefined }
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch {
+      return yield* Effect.fail(new BadRequest({ error: "malformed request body: expected valid JSON" }))
+    }
+    const request = yield* Schema.decodeUnknown(RunRequest)(json).pipe(
+      Effect.catchTag("ParseError", HttpApiDecodeError.refailParseError)
+    )
+    return { input: "input" in request ? { value: request.input } : undefined }
+  })
+
+const listFilter = (params: typeof RunListParams.Type) =>
+  Effect.map(decodeCursor(params.cursor), (before): Omit<RunFilter, "triggerId" | "environmentId"> => ({
+    status: params.status,
+    from: params.from,
+    to: params.to,
+    workerId: params.workerId,
+    before,
+    limit: params.limit ?? defaultLimit
+  }))
+
+export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* RunsRepo
+    const policy = yield* Policy
+    const supervisor = yield* Supervisor
+
+    const liveTrigger = (id: string) =>
+      Effect.flatMap(
+        isUuid(id) ? repo.findTrigger(id) : Effect.succeed(undefined),
+        (trigger) => trigger === undefined ? Effect.fail(NotFound.of("trigger")) : Effect.succeed(trigger)
+      )
+
+    return handlers
+      .handleRaw("requestRun", ({ headers, path, request }) =>
+        Effect.gen(function*() {
+          const trigger = yield* liveTrigger(path.id)
+          yield* policy.requireRole(trigger.environment_id, "operator", "trigger")
+          const body = yield* readRunRequest(yield* Effect.orDie(request.text))
+          const created = yield* repo.create(trigger.id, {
+            input: body.input,
+            idempotencyKey: headers["idempotency-key"],
+            actor: yield* CurrentActor
+          })
+          if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
+          // Assign at once: the answer still shows the run as it was created (queued).
+          if (created.created) yield* supervisor.assignAndWatch(trigger.environment_id)
+          const encoded = yield* Effect.orDie(encodeRun(toRun(created.run)))
+          return HttpServerResponse.unsafeJson(encoded, { status: created.created ? 201 : 200 })
+        }).pipe(Effect.withSpan("Runs.request")))
+      .handle("listTriggerRuns", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const trigger = yield* liveTrigger(path.id)
+          yield* policy.requireRole(trigger.environment_id, "viewer", "trigger")
+          const filter = yield* listFilter(urlParams)
+          const rows = yield* repo.list({ ...filter, triggerId: trigger.id })
+          return page(rows.map(toRun), filter.limit)
+        }))
+      .handle("listEnvironmentRuns", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          if (!isUuid(path.envId)) return yield* Effect.fail(NotFound.of("environment"))
+          yield* policy.requireRole(path.envId, "viewer")
+          const filter = yield* listFilter(urlParams)
+          const rows = yield* repo.list({ ...filter, environmentId: path.envId })
+          return page(rows.map(toRun), filter.limit)
+        }))
+  }))

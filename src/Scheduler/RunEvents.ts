@@ -1,0 +1,22 @@
+import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
+import * as Stream from "effect/Stream"
+import type { Run } from "../Runs/Run.js"
+
+/**
+ * Terminal runs of this instance, for an embedding Effect program:
+ * `Stream.runForEach(runEvents.terminal, ...)`. Published after the terminal
+ * transaction commits; a slow subscriber never slows the scheduler (each
+ * subscriber has its own unbounded buffer, and nothing waits for it).
+ */
+export class RunEvents extends Effect.Service<RunEvents>()("Scheduler/RunEvents", {
+  scoped: Effect.gen(function*() {
+    const hub = yield* Effect.acquireRelease(PubSub.unbounded<Run>(), PubSub.shutdown)
+    const publish = (run: Run): Effect.Effect<void> => Effect.asVoid(PubSub.publish(hub, run))
+    /** Every terminal run published after the stream is subscribed. */
+    const terminal: Stream.Stream<Run> = Stream.fromPubSub(hub)
+    /** A scoped subscription, for callers that must not miss a run published right after subscribing. */
+    const subscribe = PubSub.subscribe(hub)
+    return { publish, terminal, subscribe } as const
+  })
+}) {}

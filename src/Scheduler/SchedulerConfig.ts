@@ -1,0 +1,50 @@
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { AppConfig } from "../Config/AppConfig.js"
+
+/**
+ * Tuning of the scheduler core. An embedding program provides it with
+ * `layer` (derived from `AppConfig`) or `layerWith(overrides)`; every field has
+ * a documented default in `defaults`.
+ */
+export interface SchedulerConfigShape {
+  /** An assigned run not claimed within this many seconds goes back to `queued`. Default 30 (`CLAIM_TIMEOUT_SECONDS`). */
+  readonly claimTimeoutSeconds: number
+  /** A worker not seen for this many seconds is offline: it gets no runs and its assigned runs are reassigned. Default 30. */
+  readonly workerOfflineAfterSeconds: number
+  /**
+   * How often each instance sweeps the database for work another instance
+   * (or a previous process) left: deadlines coming due, queued runs, runs of
+   * offline workers. Default 1000 ms.
+   */
+  readonly sweepIntervalMillis: number
+  /** The sweep picks up runs whose deadline falls within this window. Default 5000 ms. */
+  readonly sweepHorizonMillis: number
+  /** At most this many runs are assigned or picked up per statement. Default 500. */
+  readonly batchSize: number
+}
+
+export class SchedulerConfig extends Context.Tag("Scheduler/Config")<SchedulerConfig, SchedulerConfigShape>() {
+  static readonly defaults: SchedulerConfigShape = {
+    claimTimeoutSeconds: 30,
+    workerOfflineAfterSeconds: 30,
+    sweepIntervalMillis: 1000,
+    sweepHorizonMillis: 5000,
+    batchSize: 500
+  }
+}
+
+/** The defaults with the given overrides. */
+export const layerWith = (overrides: Partial<SchedulerConfigShape> = {}): Layer.Layer<SchedulerConfig> =>
+  Layer.succeed(SchedulerConfig, { ...SchedulerConfig.defaults, ...overrides })
+
+/** Claim timeout and offline threshold from the service's `AppConfig`, the rest default. */
+export const layer: Layer.Layer<SchedulerConfig, never, AppConfig> = Layer.effect(
+  SchedulerConfig,
+  Effect.map(AppConfig, (config) => ({
+    ...SchedulerConfig.defaults,
+    claimTimeoutSeconds: config.claimTimeoutSeconds,
+    workerOfflineAfterSeconds: config.workerOfflineAfterSeconds
+  }))
+)

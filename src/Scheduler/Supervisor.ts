@@ -1,0 +1,144 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import * as Schedule from "effect/Schedule"
+import type { RunStatus } from "../Runs/Run.js"
+import { Assignment, type Deadline } from "./Assignment.js"
+import { SchedulerConfig } from "./SchedulerConfig.js"
+import { toMillis } from "./Time.js"
+import { Transitions } from "./Transitions.js"
+
+interface Wake {
+  at: number
+}
+
+/**
+ * One fiber per non-terminal run with a deadline, in a `FiberMap` keyed by run
+ * id. The fiber reads the run's stored deadline, sleeps until it, re-reads it
+ * (a heartbeat only moves `deadline_at`, it never touches the fiber) and, when
+ * it is really due, applies the transition with a conditional UPDATE: so a
+ * supervised run costs one parked fiber and one timer, and two instances
+ * supervising the same run still transition it exactly once.
+ *
+ * Each instance sweeps the database every `sweepIntervalMillis`: it supervises
+ * runs whose deadline falls within `sweepHorizonMillis` (runs another instance
+ * created, or left behind when it stopped), assigns queued runs and releases
+ * runs of offline workers. At start it supervises every non-terminal run.
+ */
+export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervisor", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* SchedulerConfig
+    const assignment = yield* Assignment
+    const transitions = yield* Transitions
+    const fibers = yield* FiberMap.make<string>()
+    // When each supervised run's fiber will next wake; a shorter deadline replaces the fiber.
+    const wakes = new Map<string, Wake>()
+
+    const readDeadline = (runId: string) =>
+      sql<{ status: RunStatus; deadline_at: Date | null }>`
+        SELECT status, deadline_at FROM runs WHERE id = ${runId}`.pipe(Effect.map((rows) => rows[0]))
+
+    const supervise = (runId: string, wake: Wake): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        while (true) {
+          const row = yield* readDeadline(runId)
+          if (row === undefined || row.deadline_at === null) return
+          if (row.status !== "assigned" && row.status !== "claimed" && row.status !== "running") return
+          wake.at = toMillis(row.deadline_at)
+          const now = yield* Clock.currentTimeMillis
+          if (wake.at >= now) {
+            // One millisecond past the deadline, so the UPDATE's `deadline_at <= now` holds when we wake.
+            yield* Effect.sleep(wake.at - now + 1)
+            continue
+          }
+          if (row.status === "assigned") {
+            const environmentId = yield* assignment.releaseExpired(runId)
+            if (environmentId !== undefined) {
+              yield* Effect.logInfo("claim timeout: run back to queued")
+              yield* assignAndWatch(environmentId)
+            }
+            continue
+          }
+          const terminal = yield* transitions.timeOut(runId)
+          if (terminal === undefined) continue
+          yield* Effect.logInfo("run timed out").pipe(Effect.annotateLogs({ faultClass: terminal.run.fault_class }))
+          if (terminal.retry !== undefined) {
+            yield* Effect.logInfo("retry queued").pipe(Effect.annotateLogs({ retryRunId: terminal.retry.id }))
+            yield* assignAndWatch(terminal.retry.environment_id)
+          }
+          return
+        }
+      }).pipe(
+        Effect.orDie,
+        // A failed fiber only loses time: the sweep supervises the run again.
+        Effect.catchAllCause((cause) => Effect.logWarning("supervision failed; the sweep will retry", cause)),
+        Effect.ensuring(Effect.sync(() => {
+          if (wakes.get(runId) === wake) wakes.delete(runId)
+        })),
+        Effect.annotateLogs({ runId })
+      )
+
+    /**
+     * Supervises the run until it leaves the active states. A no-op when this
+     * instance already has a fiber that wakes no later than `deadlineMs`.
+     */
+    const watch = (runId: string, deadlineMs: number): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const current = wakes.get(runId)
+        if (current !== undefined && current.at <= deadlineMs) return Effect.void
+        const wake: Wake = { at: deadlineMs }
+        wakes.set(runId, wake)
+        return Effect.asVoid(FiberMap.run(fibers, runId, supervise(runId, wake)))
+      })
+
+    const watchAll = (runs: ReadonlyArray<{ readonly id: string; readonly deadline_at: Date | null }>) =>
+      Effect.forEach(runs, (r) => r.deadline_at === null ? Effect.void : watch(r.id, toMillis(r.deadline_at)), {
+        discard: true
+      })
+
+    /** Assigns queued runs (of one environment, or all) and supervises their claim deadlines. */
+    const assignAndWatch = (environmentId?: string): Effect.Effect<ReadonlyArray<Deadline>> =>
+      Effect.tap(assignment.assignQueued(environmentId), watchAll)
+
+    const activeWithDeadline = (horizon: string | undefined) =>
+      sql<{ id: string; deadline_at: Date }>`
+        SELECT id, deadline_at FROM runs
+        WHERE status IN ('assigned', 'claimed', 'running') AND deadline_at IS NOT NULL
+        ${horizon === undefined ? sql`` : sql`AND deadline_at <= ${horizon}::timestamptz ORDER BY deadline_at LIMIT ${config.batchSize}`}`
+
+    const recover = Effect.gen(function*() {
+      const runs = yield* activeWithDeadline(undefined)
+      yield* watchAll(runs)
+      yield* assignAndWatch()
+      yield* Effect.logInfo("supervision recovered").pipe(Effect.annotateLogs({ runs: runs.length }))
+    })
+
+    const sweep = Effect.gen(function*() {
+      for (const environmentId of yield* assignment.releaseOffline) yield* assignAndWatch(environmentId)
+      const horizon = new Date((yield* Clock.currentTimeMillis) + config.sweepHorizonMillis).toISOString()
+      yield* watchAll(yield* activeWithDeadline(horizon))
+      yield* assignAndWatch()
+    })
+
+    const guarded = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
+      effect.pipe(Effect.catchAllCause((cause) => Effect.logWarning(`${what} failed`, cause)))
+
+    yield* guarded("supervision recovery", recover).pipe(
+      Effect.zipRight(
+        guarded("supervision sweep", sweep).pipe(
+          Effect.repeat(Schedule.spaced(config.sweepIntervalMillis)),
+          Effect.delay(config.sweepIntervalMillis)
+        )
+      ),
+      Effect.annotateLogs({ service: "Scheduler/Supervisor" }),
+      Effect.forkScoped
+    )
+
+    /** How many runs this instance supervises right now. */
+    const size: Effect.Effect<number> = FiberMap.size(fibers)
+
+    return { watch, watchAll, assignAndWatch, size } as const
+  })
+}) {}

@@ -1,0 +1,190 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import { uuidv7 } from "../Crypto/Ids.js"
+import { Conflict, NotFound } from "../Domain/Errors.js"
+import type { FaultClass, RunRow, RunStatus } from "../Runs/Run.js"
+import { toRun } from "../Runs/Run.js"
+import { enqueueTerminal, type OutboxRun } from "../Webhooks/Outbox.js"
+import { RunEvents } from "./RunEvents.js"
+import { nowIso } from "./Time.js"
+
+/** A polled run with the summary of its trigger the worker needs. */
+export interface PolledRow extends RunRow {
+  readonly trigger_name: string
+  readonly trigger_input: unknown
+}
+
+export interface Completion {
+  readonly status: "succeeded" | "failed"
+  readonly shortMessage: string | null
+  readonly errorMessage: string | null
+  readonly costUsd: string | null
+  readonly faultClass: FaultClass
+}
+
+/** The outcome of a terminal transition: the ended run and the retry it spawned, if any. */
+export interface Terminal {
+  readonly run: RunRow
+  readonly retry: RunRow | undefined
+}
+
+type WorkerStep = "claim" | "start" | "heartbeat" | "complete"
+
+const durationMs = (now: string) => (sql: SqlClient.SqlClient) =>
+  sql`GREATEST(0, round(EXTRACT(EPOCH FROM (${now}::timestamptz - COALESCE(started_at, claimed_at, created_at))) * 1000))::bigint`
+
+/**
+ * The run state machine after assignment. Every transition is one conditional
+ * UPDATE ... RETURNING: the row count decides, so a transition from the wrong
+ * state changes nothing, and with two instances each happens exactly once.
+ * A deadline that has passed counts as a wrong state: the supervisor is about
+ * to time the run out, and a late heartbeat must not resurrect it.
+ */
+export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transitions", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const events = yield* RunEvents
+
+    /** Why a worker's transition matched no row: not its run (404) or the wrong state (409). */
+    const rejection = (workerId: string, runId: string, step: WorkerStep) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ status: RunStatus }>`
+          SELECT status FROM runs WHERE id = ${runId} AND worker_id = ${workerId}`.pipe(Effect.orDie)
+        const row = rows[0]
+        if (row === undefined) return yield* Effect.fail(NotFound.of("run"))
+        const active = row.status === "assigned" || row.status === "claimed" || row.status === "running"
+        const why = active ? `deadline passed or cannot ${step} a ${row.status} run` : `run is ${row.status}`
+        return yield* Effect.fail(new Conflict({ error: `cannot ${step}: ${why}` }))
+      })
+
+    const expect = (workerId: string, runId: string, step: WorkerStep) => (rows: ReadonlyArray<RunRow>) =>
+      rows[0] !== undefined ? Effect.succeed(rows[0]) : rejection(workerId, runId, step)
+
+    const claim = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
+      Effect.flatMap(nowIso, (now) =>
+        sql<RunRow>`
+          UPDATE runs SET status = 'claimed', claimed_at = ${now}::timestamptz,
+            deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'
+          WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'assigned' AND deadline_at > ${now}::timestamptz
+          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "claim")), Effect.withSpan("Transitions.claim"))
+
+    /** Claims up to `max` of the worker's assigned runs in one statement (poll with `claim=true`). */
+    const claimMany = (workerId: string, max: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
+      Effect.flatMap(nowIso, (now) =>
+        sql<PolledRow>`
+          WITH claimed AS (
+            UPDATE runs SET status = 'claimed', claimed_at = ${now}::timestamptz,
+              deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'
+            WHERE id IN (
+              SELECT id FROM runs
+              WHERE worker_id = ${workerId} AND status = 'assigned' AND deadline_at > ${now}::timestamptz
+              ORDER BY id LIMIT ${max} FOR UPDATE SKIP LOCKED)
+              AND status = 'assigned'
+            RETURNING *)
+          SELECT c.*, t.name AS trigger_name, t.input AS trigger_input
+          FROM claimed c JOIN triggers t ON t.id = c.trigger_id ORDER BY c.id`).pipe(
+        Effect.orDie,
+        Effect.withSpan("Transitions.claimMany")
+      )
+
+    /** The worker's assigned, not yet claimed runs (what a poll hands out). */
+    const assignedTo = (workerId: string, max: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
+      Effect.flatMap(nowIso, (now) =>
+        sql<PolledRow>`
+          SELECT r.*, t.name AS trigger_name, t.input AS trigger_input
+          FROM runs r JOIN triggers t ON t.id = r.trigger_id
+          WHERE r.worker_id = ${workerId} AND r.status = 'assigned' AND r.deadline_at > ${now}::timestamptz
+          ORDER BY r.id LIMIT ${max}`).pipe(Effect.orDie)
+
+    const start = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
+      Effect.flatMap(nowIso, (now) =>
+        sql<RunRow>`
+          UPDATE runs SET status = 'running', started_at = ${now}::timestamptz,
+            deadline_at = ${now}::timestamptz + LEAST(heartbeat_timeout_seconds, timeout_seconds) * interval '1 second'
+          WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'claimed' AND deadline_at > ${now}::timestamptz
+          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "start")), Effect.withSpan("Transitions.start"))
+
+    // The execution deadline (started_at + timeout) caps every heartbeat, so a
+    // chatty worker cannot run past timeoutSeconds.
+    const heartbeat = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
+      Effect.flatMap(nowIso, (now) =>
+        sql<RunRow>`
+          UPDATE runs SET last_heartbeat_at = ${now}::timestamptz,
+            deadline_at = CASE WHEN status = 'running'
+              THEN LEAST(${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second',
+                         started_at + timeout_seconds * interval '1 second')
+              ELSE ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second' END
+          WHERE id = ${runId} AND worker_id = ${workerId} AND status IN ('claimed', 'running')
+            AND deadline_at > ${now}::timestamptz
+          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "heartbeat")), Effect.withSpan("Transitions.heartbeat"))
+
+    /**
+     * The rest of every terminal transition, inside its transaction: the retry
+     * run (same snapshot, attempt + 1) and the webhook outbox row.
+     */
+    const finish = (run: RunRow, now: string) =>
+      Effect.gen(function*() {
+        let retry: RunRow | undefined
+        if (run.status !== "succeeded" && run.attempt <= run.max_retries) {
+          const rows = yield* sql<RunRow>`
+            INSERT INTO runs (id, trigger_id, environment_id, status, attempt, retry_of_run_id, input,
+              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
+            SELECT ${uuidv7()}, trigger_id, environment_id, 'queued', attempt + 1, id, input,
+              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, ${now}::timestamptz
+            FROM runs WHERE id = ${run.id}
+            RETURNING *`
+          retry = rows[0]
+        }
+        yield* Effect.provideService(enqueueTerminal(run as OutboxRun), SqlClient.SqlClient, sql)
+        return { run, retry } satisfies Terminal
+      })
+
+    const published = (terminal: Terminal | undefined) =>
+      terminal === undefined ? Effect.void : events.publish(toRun(terminal.run))
+
+    const complete = (workerId: string, runId: string, completion: Completion): Effect.Effect<Terminal, NotFound | Conflict> =>
+      Effect.gen(function*() {
+        const now = yield* nowIso
+        const terminal = yield* Effect.gen(function*() {
+          const rows = yield* sql<RunRow>`
+            UPDATE runs SET status = ${completion.status}, ended_at = ${now}::timestamptz,
+              duration_ms = ${durationMs(now)(sql)},
+              short_message = ${completion.shortMessage}, error_message = ${completion.errorMessage},
+              cost_usd = ${completion.costUsd}::numeric, fault_class = ${completion.faultClass}, deadline_at = NULL
+            WHERE id = ${runId} AND worker_id = ${workerId} AND status IN ('claimed', 'running')
+              AND deadline_at > ${now}::timestamptz
+            RETURNING *`
+          return rows[0] === undefined ? undefined : yield* finish(rows[0], now)
+        }).pipe(sql.withTransaction, Effect.orDie)
+        if (terminal === undefined) return yield* rejection(workerId, runId, "complete")
+        yield* published(terminal)
+        return terminal
+      }).pipe(Effect.withSpan("Transitions.complete", { attributes: { runId } }))
+
+    /**
+     * Heartbeat or execution deadline passed: `timed_out`, `client` when the
+     * run was running past its timeoutSeconds, else `infra` (the worker went
+     * silent). Undefined when the deadline moved or another instance won.
+     */
+    const timeOut = (runId: string): Effect.Effect<Terminal | undefined> =>
+      Effect.gen(function*() {
+        const now = yield* nowIso
+        const terminal = yield* Effect.gen(function*() {
+          const rows = yield* sql<RunRow>`
+            UPDATE runs SET status = 'timed_out', ended_at = ${now}::timestamptz,
+              duration_ms = ${durationMs(now)(sql)},
+              fault_class = CASE
+                WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${now}::timestamptz
+                THEN 'client' ELSE 'infra' END,
+              deadline_at = NULL
+            WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
+            RETURNING *`
+          return rows[0] === undefined ? undefined : yield* finish(rows[0], now)
+        }).pipe(sql.withTransaction, Effect.orDie)
+        yield* published(terminal)
+        return terminal
+      }).pipe(Effect.withSpan("Transitions.timeOut", { attributes: { runId } }))
+
+    return { claim, claimMany, assignedTo, start, heartbeat, complete, timeOut } as const
+  })
+}) {}

@@ -1,0 +1,66 @@
+import { HttpApiBuilder } from "@effect/platform"
+import * as Effect from "effect/Effect"
+import { Api } from "../Api.js"
+import { CurrentWorker } from "../Auth/Security.js"
+import { NotFound, ValidationError } from "../Domain/Errors.js"
+import { isUuid, toRun } from "../Runs/Run.js"
+import type { PolledRow } from "./Transitions.js"
+import { WorkerProtocol } from "./WorkerProtocol.js"
+
+const toPolled = (row: PolledRow) => ({
+  ...toRun(row),
+  trigger: {
+    id: row.trigger_id,
+    name: row.trigger_name,
+    input: row.trigger_input ?? null,
+    timeoutSeconds: row.timeout_seconds,
+    heartbeatTimeoutSeconds: row.heartbeat_timeout_seconds
+  }
+})
+
+/** `{id}` must be the token's own worker; anything else is not found (never 403: no existence leak). */
+const ownWorker = (id: string) =>
+  Effect.flatMap(CurrentWorker, (worker) =>
+    worker.workerId === id.toLowerCase() ? Effect.succeed(worker) : Effect.fail(NotFound.of("worker")))
+
+const ownRun = (path: { readonly id: string; readonly runId: string }) =>
+  Effect.flatMap(ownWorker(path.id), (worker) =>
+    isUuid(path.runId) ? Effect.succeed({ workerId: worker.workerId, runId: path.runId }) : Effect.fail(NotFound.of("run")))
+
+export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (handlers) =>
+  Effect.gen(function*() {
+    const protocol = yield* WorkerProtocol
+    return handlers
+      .handle("poll", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const worker = yield* ownWorker(path.id)
+          const rows = yield* protocol.poll(worker.workerId, worker.environmentId, {
+            wait: urlParams.wait ?? 0,
+            claim: urlParams.claim === "true",
+            max: urlParams.max ?? 1
+          })
+          return { runs: rows.map(toPolled) }
+        }))
+      .handle("claim", ({ path }) =>
+        Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.claim(workerId, runId)).pipe(
+          Effect.map((row) => ({ run: toRun(row) }))
+        ))
+      .handle("start", ({ path }) =>
+        Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.start(workerId, runId)).pipe(
+          Effect.map((row) => ({ run: toRun(row) }))
+        ))
+      .handle("heartbeat", ({ path }) =>
+        Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.heartbeat(workerId, runId)).pipe(
+          Effect.map((row) => ({ run: toRun(row) }))
+        ))
+      .handle("complete", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const { runId, workerId } = yield* ownRun(path)
+          // "none" means "no fault": it only describes a success.
+          if (payload.status === "failed" && payload.faultClass === "none") {
+            return yield* Effect.fail(ValidationError.field("faultClass", "a failed run's faultClass is infra or client"))
+          }
+          const terminal = yield* protocol.complete(workerId, runId, payload)
+          return { run: toRun(terminal.run) }
+        }))
+  }))

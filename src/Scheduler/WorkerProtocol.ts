@@ -1,0 +1,114 @@
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type { Conflict, NotFound } from "../Domain/Errors.js"
+import type { FaultClass, RunRow } from "../Runs/Run.js"
+import { Supervisor } from "./Supervisor.js"
+import { toMillis } from "./Time.js"
+import { type PolledRow, type Terminal, Transitions } from "./Transitions.js"
+import { Wakeups } from "./Wakeups.js"
+
+export interface PollOptions {
+  /** Seconds to wait for an assignment when there is none yet (0..30). */
+  readonly wait: number
+  /** Claim the runs in the same call (the fast-worker extension). */
+  readonly claim: boolean
+  /** How many runs to claim at most. */
+  readonly max: number
+}
+
+export interface CompleteRequest {
+  readonly status: "succeeded" | "failed"
+  readonly stdout?: string | undefined
+  readonly stderr?: string | undefined
+  readonly costUsd?: string | undefined
+  readonly faultClass?: FaultClass | undefined
+}
+
+/** A poll answers at most this many unclaimed runs. */
+export const pollPageSize = 100
+export const shortMessageChars = 500
+export const errorMessageBytes = 64 * 1024
+
+// Postgres text cannot hold NUL; a worker's output may.
+const clean = (text: string): string => text.includes("\u0000") ? text.replaceAll("\u0000", "") : text
+
+/** The first `n` characters (code points, so a surrogate pair is never cut in half). */
+export const firstChars = (text: string, n: number): string => {
+  if (text.length <= n) return text
+  return Array.from(text.slice(0, n * 2)).slice(0, n).join("")
+}
+
+/** At most `max` bytes of UTF-8, cut on a character boundary. */
+export const firstBytes = (text: string, max: number): string => {
+  const bytes = Buffer.from(text, "utf8")
+  if (bytes.length <= max) return text
+  let end = max
+  // Back up over continuation bytes (10xxxxxx) to the start of a character.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
+  return bytes.subarray(0, end).toString("utf8")
+}
+
+/**
+ * The worker side of the scheduler: poll (with long-poll and claim-on-poll),
+ * claim, start, heartbeat and complete, each followed by the supervision the
+ * new state needs.
+ */
+export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/WorkerProtocol", {
+  effect: Effect.gen(function*() {
+    const transitions = yield* Transitions
+    const supervisor = yield* Supervisor
+    const wakeups = yield* Wakeups
+
+    const watch = (row: RunRow) => row.deadline_at === null ? Effect.void : supervisor.watch(row.id, toMillis(row.deadline_at))
+
+    const poll = (workerId: string, environmentId: string, options: PollOptions): Effect.Effect<ReadonlyArray<PolledRow>> =>
+      Effect.gen(function*() {
+        // A poll is a good moment to hand out the environment's queued runs.
+        yield* supervisor.assignAndWatch(environmentId)
+        const until = (yield* Clock.currentTimeMillis) + options.wait * 1000
+        while (true) {
+          const found = yield* Effect.scoped(Effect.gen(function*() {
+            // Subscribe before looking, so an assignment in between still wakes us.
+            const assigned = yield* wakeups.subscribe(workerId)
+            const rows = options.claim
+              ? yield* transitions.claimMany(workerId, options.max)
+              : yield* transitions.assignedTo(workerId, pollPageSize)
+            const remaining = until - (yield* Clock.currentTimeMillis)
+            if (rows.length > 0 || remaining <= 0) return rows
+            yield* assigned.pipe(Effect.timeoutOption(remaining))
+            return undefined
+          }))
+          if (found !== undefined) {
+            yield* Effect.forEach(found, watch, { discard: true })
+            return found
+          }
+        }
+      }).pipe(Effect.withSpan("WorkerProtocol.poll"), Effect.annotateLogs({ workerId }))
+
+    const claim = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
+      Effect.tap(transitions.claim(workerId, runId), watch)
+
+    const start = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
+      Effect.tap(transitions.start(workerId, runId), watch)
+
+    // A heartbeat only moves the deadline later: the fiber finds it when it wakes.
+    const heartbeat = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
+      transitions.heartbeat(workerId, runId)
+
+    const complete = (workerId: string, runId: string, request: CompleteRequest): Effect.Effect<Terminal, NotFound | Conflict> =>
+      Effect.gen(function*() {
+        const failed = request.status === "failed"
+        const terminal = yield* transitions.complete(workerId, runId, {
+          status: request.status,
+          shortMessage: request.stdout === undefined ? null : firstChars(clean(request.stdout), shortMessageChars),
+          errorMessage: failed && request.stderr !== undefined ? firstBytes(clean(request.stderr), errorMessageBytes) : null,
+          costUsd: request.costUsd ?? null,
+          faultClass: failed ? request.faultClass ?? "client" : "none"
+        })
+        if (terminal.retry !== undefined) yield* supervisor.assignAndWatch(terminal.retry.environment_id)
+        return terminal
+      }).pipe(Effect.annotateLogs({ workerId, runId }))
+
+    return { poll, claim, start, heartbeat, complete } as const
+  })
+}) {}
