@@ -17,13 +17,15 @@ export const AuditRecord = Schema.Struct({
 }).annotations({ identifier: "AuditRecord" })
 export type AuditRecord = typeof AuditRecord.Type
 
-const ActionName = Schema.String.pipe(Schema.maxLength(100))
+// Postgres text cannot hold NUL: refuse it as a 400 rather than fail in SQL.
+const noNul = Schema.pattern(/^[^\u0000]*$/, { message: () => "must not contain NUL characters" })
+const ActionName = Schema.String.pipe(Schema.maxLength(100), noNul)
 
 export const AuditQuery = Schema.Struct({
   /** One action name. */
   action: Schema.optional(ActionName),
   /** A comma-separated list of action names; combined with `action`, a record matching any of them is listed. */
-  actions: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  actions: Schema.optional(Schema.String.pipe(Schema.maxLength(2000), noNul)),
   targetId: Schema.optional(Schema.UUID),
   cursor: Schema.optional(Schema.String),
   limit: Schema.optional(Limit)

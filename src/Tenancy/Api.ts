@@ -4,12 +4,14 @@ import { Authentication, UserAuthentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
 import { Limit, Page, Payload, Role, Timestamp } from "../Domain/Schemas.js"
 
-/** Names are trimmed; blank or over 200 characters is a 400. */
+/** Names are trimmed; blank, over 200 characters or containing NUL is a 400. */
 export const Name = Schema.Trim.pipe(
   Schema.compose(
     Schema.String.pipe(
       Schema.minLength(1, { message: () => "must not be empty" }),
-      Schema.maxLength(200, { message: () => "must be at most 200 characters" })
+      Schema.maxLength(200, { message: () => "must be at most 200 characters" }),
+      // Postgres text cannot hold NUL: refuse it here as a 400 rather than fail in SQL.
+      Schema.pattern(/^[^\u0000]*$/, { message: () => "must not contain NUL characters" })
     )
   )
 )

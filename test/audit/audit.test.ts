@@ -114,11 +114,11 @@ withLayer(layer(), { excludeTestServices: true })("audit log", (it) => {
         expect(all).toHaveLength(6)
       }))
 
-    it.effect("400 for a bad cursor or limit", () =>
+    it.effect("400 for a bad cursor, limit or action name", () =>
       Effect.gen(function*() {
         const env = yield* newEnv
         const path = auditPath(env.environmentId)
-        for (const q of ["cursor=abc", "cursor=", "limit=0", "limit=201", "limit=-1", "limit=1.5", "limit=x"]) {
+        for (const q of ["cursor=abc", "cursor=", "limit=0", "limit=201", "limit=-1", "limit=1.5", "limit=x", "action=a%00b", "actions=x,%00"]) {
           const res = yield* call("GET", `${path}?${q}`, { cookie: env.owner.cookie })
           expect(res.status, q).toBe(400)
           expect(res.body.error).toBeTypeOf("string")

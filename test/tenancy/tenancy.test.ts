@@ -21,10 +21,10 @@ withLayer(layer(), { excludeTestServices: true })("tenancy", (it) => {
         expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt)
       }))
 
-    it.effect("400 for a blank, missing or over-long name", () =>
+    it.effect("400 for a blank, missing, over-long or NUL-containing name", () =>
       Effect.gen(function*() {
         const user = yield* registerUser()
-        for (const body of [{ name: "   " }, {}, { name: "x".repeat(201) }, { name: 42 }]) {
+        for (const body of [{ name: "   " }, {}, { name: "x".repeat(201) }, { name: 42 }, { name: "a\u0000b" }]) {
           const res = yield* call("POST", "/api/v1/workspaces", { cookie: user.cookie, body })
           expect(res.status).toBe(400)
           expect(Object.keys(res.body.details.fieldErrors)).toEqual(["name"])
