@@ -17,6 +17,7 @@ import { WorkerApi } from "./Scheduler/WorkerApi.js"
 import { EnvironmentsApi, WorkspacesApi } from "./Tenancy/Api.js"
 import { TriggersApi } from "./Triggers/Api.js"
 import { WorkersApi } from "./Workers/Api.js"
+import { DashboardApi } from "./Dashboard/Api.js"
 
 /**
  * The whole HTTP interface, contract side only: the server, the typed client
@@ -33,6 +34,7 @@ export class Api extends HttpApi.make("pipeline-trigger-service")
   .add(RunsApi)
   .add(WorkerApi)
   .add(WorkersApi)
+  .add(DashboardApi)
   .addError(ValidationError)
   .addError(BadRequest)
   .addError(Unauthorized)

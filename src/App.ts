@@ -30,6 +30,8 @@ import { Triggers } from "./Triggers/Triggers.js"
 import { TriggersRepo } from "./Triggers/TriggersRepo.js"
 import { WorkersLive } from "./Workers/Http.js"
 import { Workers } from "./Workers/Workers.js"
+import { DashboardLive } from "./Dashboard/Http.js"
+import { Dashboard } from "./Dashboard/Dashboard.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -47,7 +49,8 @@ export const ServicesLive = Layer.mergeAll(
   TriggersRepo.Default,
   RunsRepo.Default,
   Triggers.Default,
-  Workers.Default
+  Workers.Default,
+  Dashboard.Default
 ).pipe(Layer.provideMerge(Origins.Default))
 
 /**
@@ -60,7 +63,7 @@ export const BackgroundLive = Layer.mergeAll(Scheduler.layer)
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, RunsLive, WorkerProtocolLive]),
+  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, DashboardLive, RunsLive, WorkerProtocolLive]),
   Layer.provide(SecurityLive)
 )
 
