@@ -16,6 +16,7 @@ import { RunsApi } from "./Runs/Api.js"
 import { WorkerApi } from "./Scheduler/WorkerApi.js"
 import { EnvironmentsApi, WorkspacesApi } from "./Tenancy/Api.js"
 import { TriggersApi } from "./Triggers/Api.js"
+import { WebhooksApi } from "./Webhooks/Api.js"
 import { WorkersApi } from "./Workers/Api.js"
 import { DashboardApi } from "./Dashboard/Api.js"
 
@@ -33,6 +34,7 @@ export class Api extends HttpApi.make("pipeline-trigger-service")
   .add(TriggersApi)
   .add(RunsApi)
   .add(WorkerApi)
+  .add(WebhooksApi)
   .add(WorkersApi)
   .add(DashboardApi)
   .addError(ValidationError)

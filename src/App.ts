@@ -25,6 +25,9 @@ import { RunsRepo } from "./Runs/RunsRepo.js"
 import * as Scheduler from "./Scheduler/Scheduler.js"
 import { WorkerProtocolLive } from "./Scheduler/WorkerHttp.js"
 import { UrlGuard } from "./Webhooks/UrlGuard.js"
+import { DeliveriesRepo } from "./Webhooks/DeliveriesRepo.js"
+import * as WebhookDelivery from "./Webhooks/DeliveryWorker.js"
+import { WebhooksLive } from "./Webhooks/Http.js"
 import { TriggersLive } from "./Triggers/Http.js"
 import { Triggers } from "./Triggers/Triggers.js"
 import { TriggersRepo } from "./Triggers/TriggersRepo.js"
@@ -46,6 +49,7 @@ export const ServicesLive = Layer.mergeAll(
   Members.Default,
   ApiKeys.Default,
   UrlGuard.Default,
+  DeliveriesRepo.Default,
   TriggersRepo.Default,
   RunsRepo.Default,
   Triggers.Default,
@@ -58,12 +62,12 @@ export const ServicesLive = Layer.mergeAll(
  * delivery). Each is a scoped layer: it starts with the app and is interrupted
  * when the app's scope closes.
  */
-export const BackgroundLive = Layer.mergeAll(Scheduler.layer)
+export const BackgroundLive = Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer)
 
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, DashboardLive, RunsLive, WorkerProtocolLive]),
+  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, DashboardLive, WebhooksLive, RunsLive, WorkerProtocolLive]),
   Layer.provide(SecurityLive)
 )
 

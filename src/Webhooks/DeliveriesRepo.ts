@@ -1,0 +1,157 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { uuidv7 } from "../Crypto/Ids.js"
+
+/** A row of `webhook_outbox`: one pending delivery, with the run's URL, secret snapshot and payload. */
+export interface OutboxRow {
+  readonly run_id: string
+  readonly trigger_id: string
+  readonly url: string
+  readonly secret_enc: string | null
+  readonly payload: string
+  readonly attempts: number
+  readonly last_status_code: number | null
+  readonly last_response_body: string | null
+  readonly last_error: string | null
+}
+
+/** A row of `webhook_deliveries`: the final outcome of one run's delivery. */
+export interface DeliveryRow {
+  readonly id: string
+  readonly run_id: string
+  readonly trigger_id: string
+  readonly url: string
+  readonly outcome: "delivered" | "failed"
+  readonly status_code: number | null
+  readonly response_body: string | null
+  readonly attempt_count: number
+  readonly error_message: string | null
+  readonly created_at: Date
+}
+
+export interface FinalOutcome {
+  readonly outcome: "delivered" | "failed"
+  readonly statusCode: number | null
+  readonly responseBody: string | null
+  readonly attempts: number
+  readonly error: string | null
+}
+
+const ms = (d: Duration.DurationInput) => Math.max(0, Math.round(Duration.toMillis(d)))
+
+/**
+ * The outbox and the delivery log. Every statement that changes an outbox row
+ * checks `lease_owner`, so an instance whose lease expired (and was taken by
+ * another) cannot touch the row any more.
+ */
+export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/DeliveriesRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Leases up to `limit` due rows for `owner`; two instances never lease the same row. */
+    const lease = (
+      owner: string,
+      limit: number,
+      leaseFor: Duration.DurationInput
+    ): Effect.Effect<ReadonlyArray<OutboxRow>, SqlError> =>
+      sql<OutboxRow>`
+        UPDATE webhook_outbox
+        SET lease_owner = ${owner}, lease_until = now() + (${ms(leaseFor)}::int * interval '1 millisecond')
+        WHERE run_id IN (
+          SELECT run_id FROM webhook_outbox
+          WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+          ORDER BY next_attempt_at
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        RETURNING run_id, trigger_id, url, secret_enc, payload, attempts,
+          last_status_code, last_response_body, last_error`.pipe(Effect.withSpan("DeliveriesRepo.lease"))
+
+    /**
+     * Records a failed attempt before the backoff: a crash from here on resumes
+     * with this attempt count at `next_attempt_at` (on any instance, once the
+     * lease, kept through the backoff, has expired or been released).
+     */
+    const reschedule = (
+      owner: string,
+      runId: string,
+      attempts: number,
+      delay: Duration.DurationInput,
+      leaseFor: Duration.DurationInput,
+      last: { statusCode: number | null; responseBody: string | null; error: string }
+    ): Effect.Effect<void, SqlError> =>
+      sql`
+        UPDATE webhook_outbox
+        SET attempts = ${attempts},
+            next_attempt_at = now() + (${ms(delay)}::int * interval '1 millisecond'),
+            lease_until = now() + (${ms(delay) + ms(leaseFor)}::int * interval '1 millisecond'),
+            last_status_code = ${last.statusCode},
+            last_response_body = ${last.responseBody},
+            last_error = ${last.error}
+        WHERE run_id = ${runId} AND lease_owner = ${owner}`.pipe(
+        Effect.asVoid,
+        Effect.withSpan("DeliveriesRepo.reschedule")
+      )
+
+    /**
+     * The final outcome, in one transaction: the outbox row goes and the
+     * delivery record comes. Answers false when the row was no longer ours
+     * (another instance owns it and will record the outcome itself).
+     */
+    const finalize = (owner: string, row: OutboxRow, final: FinalOutcome): Effect.Effect<boolean, SqlError> =>
+      Effect.gen(function*() {
+        const deleted = yield* sql`
+          DELETE FROM webhook_outbox WHERE run_id = ${row.run_id} AND lease_owner = ${owner} RETURNING run_id`
+        if (deleted.length === 0) return false
+        // run_id is UNIQUE: a record written by an earlier, interrupted process stays the only one.
+        yield* sql`
+          INSERT INTO webhook_deliveries
+            (id, run_id, trigger_id, url, outcome, status_code, response_body, attempt_count, error_message)
+          VALUES (${uuidv7()}, ${row.run_id}, ${row.trigger_id}, ${row.url}, ${final.outcome}, ${final.statusCode},
+            ${final.responseBody}, ${final.attempts}, ${final.error})
+          ON CONFLICT (run_id) DO NOTHING`
+        return true
+      }).pipe(sql.withTransaction, Effect.withSpan("DeliveriesRepo.finalize"))
+
+    /** Hands every row leased by `owner` back (shutdown): they are due again at their `next_attempt_at`. */
+    const release = (owner: string): Effect.Effect<number, SqlError> =>
+      sql`
+        UPDATE webhook_outbox SET lease_owner = NULL, lease_until = NULL
+        WHERE lease_owner = ${owner} RETURNING run_id`.pipe(Effect.map((rows) => rows.length))
+
+    /** Milliseconds until the earliest unleased row is due (≤ 0: due now), or None when there is none. */
+    const nextDueIn: Effect.Effect<Option.Option<number>, SqlError> = sql<{ ms: string | number | null }>`
+      SELECT (EXTRACT(EPOCH FROM (min(next_attempt_at) - now())) * 1000)::float8 AS ms
+      FROM webhook_outbox WHERE lease_until IS NULL OR lease_until < now()`.pipe(
+      Effect.map((rows) => {
+        const value = rows[0]?.ms
+        return value === null || value === undefined ? Option.none() : Option.some(Number(value))
+      })
+    )
+
+    /** The environment of a trigger that is not deleted. */
+    const triggerEnvironment = (triggerId: string): Effect.Effect<Option.Option<string>, SqlError> =>
+      sql<{ environment_id: string }>`
+        SELECT environment_id FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.environment_id))
+      )
+
+    /** A page of a trigger's delivery log, newest first: `limit + 1` rows, for `Pagination.page`. */
+    const listByTrigger = (
+      triggerId: string,
+      before: string | undefined,
+      limit: number
+    ): Effect.Effect<ReadonlyArray<DeliveryRow>, SqlError> =>
+      sql<DeliveryRow>`
+        SELECT id, run_id, trigger_id, url, outcome, status_code, response_body, attempt_count, error_message, created_at
+        FROM webhook_deliveries
+        WHERE trigger_id = ${triggerId} AND ${before === undefined ? sql`TRUE` : sql`id < ${before}`}
+        ORDER BY id DESC
+        LIMIT ${limit + 1}`
+
+    return { lease, reschedule, finalize, release, nextDueIn, triggerEnvironment, listByTrigger } as const
+  })
+}) {}

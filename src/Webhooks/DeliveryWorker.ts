@@ -1,0 +1,208 @@
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import { AppConfig } from "../Config/AppConfig.js"
+import { uuidv7 } from "../Crypto/Ids.js"
+import { SecretBox } from "../Crypto/SecretBox.js"
+import { Notifications } from "../Db/Notifications.js"
+import { DeliveriesRepo, type FinalOutcome, type OutboxRow } from "./DeliveriesRepo.js"
+import { maxAttempts, runWithRetries } from "./Retry.js"
+import * as Sender from "./Sender.js"
+import { sign } from "./Signer.js"
+
+/** Postgres channel the outbox writer notifies (see `Outbox.enqueueTerminal`). */
+export const outboxChannel = "webhook_outbox"
+
+export interface DeliveryOptions {
+  /** One attempt's deadline (contract: 10 s). */
+  readonly attemptTimeout: Duration.DurationInput
+  /** How long a leased row stays ours without news; another instance takes it over after that. */
+  readonly leaseDuration: Duration.DurationInput
+  /** Poll for due rows at least this often, in case a NOTIFY was missed. */
+  readonly sweepInterval: Duration.DurationInput
+  /** At most this many rows leased per query. */
+  readonly batchSize: number
+}
+
+export const defaults: DeliveryOptions = {
+  attemptTimeout: Duration.seconds(10),
+  leaseDuration: Duration.minutes(2),
+  sweepInterval: Duration.seconds(5),
+  batchSize: 100
+}
+
+const errorChars = 1024
+
+/**
+ * The delivery loop of one instance. It leases due outbox rows, delivers each
+ * in its own fiber (so a slow endpoint never delays another trigger's
+ * delivery), and records the final outcome. Bounds:
+ * - `webhookConcurrency` HTTP attempts at once (and as many sockets);
+ * - 4 × that many rows leased at once: rows waiting out a backoff hold no
+ *   socket, and a row is only leased when there is room for it.
+ * Wake-ups: NOTIFY on `webhook_outbox` (any instance's terminal transitions),
+ * a finished delivery when the loop was full, and a periodic sweep.
+ * On shutdown the fibers are interrupted first, then the leases are handed back.
+ */
+export const run = (options: Partial<DeliveryOptions> = {}) =>
+  Effect.gen(function*() {
+    const opts = { ...defaults, ...options }
+    const config = yield* AppConfig
+    const repo = yield* DeliveriesRepo
+    const box = yield* SecretBox
+    const notifications = yield* Notifications
+    const send = yield* Sender.make({ attemptTimeout: opts.attemptTimeout })
+
+    const owner = uuidv7()
+    const concurrency = Math.max(1, config.webhookConcurrency)
+    const maxInFlight = concurrency * 4
+    const sweepMs = Duration.toMillis(opts.sweepInterval)
+    const permits = yield* Effect.makeSemaphore(concurrency)
+    const wake = yield* Queue.sliding<void>(1)
+    const signal = Effect.asVoid(Queue.offer(wake, undefined))
+
+    // Registered before the fibers exist, so it runs after they are interrupted.
+    yield* Effect.addFinalizer(() =>
+      repo.release(owner).pipe(
+        Effect.tap((n) => n > 0 ? Effect.logInfo("webhook leases released", { rows: n }) : Effect.void),
+        Effect.catchAllCause((cause) => Effect.logWarning("webhook leases not released; they expire", cause))
+      )
+    )
+    const fibers = yield* FiberSet.make()
+
+    // Plain counters: every fiber runs on the one JS thread, and each update is a single synchronous step.
+    let inFlight = 0
+    let saturated = false
+
+    const record = (row: OutboxRow, final: FinalOutcome) =>
+      repo.finalize(owner, row, final).pipe(
+        Effect.tap((mine) =>
+          mine
+            ? Effect.logInfo(final.outcome === "delivered" ? "webhook delivered" : "webhook delivery failed").pipe(
+              Effect.annotateLogs({
+                outcome: final.outcome,
+                statusCode: final.statusCode ?? "none",
+                attempts: final.attempts,
+                ...(final.error === null ? {} : { error: final.error })
+              })
+            )
+            : Effect.logWarning("webhook lease lost before the outcome was recorded; the new owner records it")
+        )
+      )
+
+    const deliver = (row: OutboxRow) =>
+      Effect.gen(function*() {
+        if (row.attempts >= maxAttempts) {
+          // Every attempt was made before a crash that came before the record: record the last one.
+          return yield* record(row, {
+            outcome: "failed",
+            statusCode: row.last_status_code,
+            responseBody: row.last_response_body,
+            attempts: row.attempts,
+            error: row.last_error ?? "no attempt left"
+          })
+        }
+        const secret = row.secret_enc === null ? Exit.succeed(null) : yield* Effect.exit(box.open(row.secret_enc))
+        if (Exit.isFailure(secret)) {
+          yield* Effect.logError("webhook secret cannot be decrypted (was SECRETS_KEY changed?)")
+          return yield* record(row, {
+            outcome: "failed",
+            statusCode: null,
+            responseBody: null,
+            attempts: row.attempts,
+            error: "webhook secret cannot be decrypted"
+          })
+        }
+        const request: Sender.OutboundRequest = {
+          url: row.url,
+          body: row.payload,
+          signature: secret.value === null ? null : sign(secret.value, row.payload)
+        }
+        const { attempts, result } = yield* runWithRetries({
+          attemptsMade: row.attempts,
+          attempt: permits.withPermits(1)(send(request)),
+          onRetry: (n, failure, delay) =>
+            Effect.logDebug("webhook attempt failed; retrying").pipe(
+              Effect.annotateLogs({ attempts: n, statusCode: failure.statusCode ?? "none", retryInMs: Duration.toMillis(delay) }),
+              Effect.zipRight(repo.reschedule(owner, row.run_id, n, delay, opts.leaseDuration, {
+                statusCode: failure.statusCode,
+                responseBody: failure.responseBody,
+                error: failure.error.slice(0, errorChars)
+              })),
+              // The in-process retry goes on; a lost write only costs a repeated attempt after a crash.
+              Effect.catchAllCause((cause) => Effect.logWarning("webhook retry state not saved", cause))
+            )
+        })
+        return yield* record(row, {
+          outcome: result._tag === "Delivered" ? "delivered" : "failed",
+          statusCode: result.statusCode,
+          responseBody: result.responseBody,
+          attempts,
+          error: result._tag === "Delivered" ? null : result.error.slice(0, errorChars)
+        })
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          // The row stays leased: it is taken up again when the lease expires.
+          Effect.logError("webhook delivery interrupted by an internal error", cause)
+        ),
+        Effect.annotateLogs({ runId: row.run_id, triggerId: row.trigger_id }),
+        Effect.withSpan("Webhooks.deliver", { attributes: { runId: row.run_id } })
+      )
+
+    /** Leases what there is room for; answers how long to wait before looking again. */
+    const poll = Effect.gen(function*() {
+      for (;;) {
+        const room = maxInFlight - inFlight
+        if (room <= 0) {
+          saturated = true
+          return sweepMs
+        }
+        const want = Math.min(room, opts.batchSize)
+        const rows = yield* repo.lease(owner, want, opts.leaseDuration)
+        inFlight += rows.length
+        for (const row of rows) {
+          yield* FiberSet.run(
+            fibers,
+            deliver(row).pipe(Effect.ensuring(Effect.suspend(() => {
+              inFlight--
+              return saturated ? signal : Effect.void
+            })))
+          )
+        }
+        if (rows.length < want) break
+      }
+      saturated = false
+      const due = yield* repo.nextDueIn
+      // Never spin: a row due "now" that we could not lease is someone else's for the moment.
+      return Option.match(due, { onNone: () => sweepMs, onSome: (ms) => Math.min(sweepMs, Math.max(50, ms)) })
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.as(Effect.logWarning("webhook outbox poll failed; trying again", cause), sweepMs)
+      )
+    )
+
+    const loop = Effect.gen(function*() {
+      const waitMs = yield* poll
+      yield* Queue.take(wake).pipe(Effect.timeout(Duration.millis(waitMs)), Effect.ignore)
+    }).pipe(Effect.forever)
+
+    const listener = notifications.listen(outboxChannel).pipe(
+      Stream.runForEach(() => signal),
+      Effect.tapErrorCause((cause) => Effect.logWarning("webhook outbox LISTEN failed; reconnecting", cause)),
+      Effect.retry(Schedule.spaced(Duration.seconds(1)))
+    )
+
+    yield* Effect.forkScoped(listener)
+    yield* Effect.forkScoped(loop)
+  }).pipe(Effect.annotateLogs({ service: "webhook-delivery" }))
+
+/** The delivery loop as a background layer (see `App.BackgroundLive`). */
+export const layerWith = (options: Partial<DeliveryOptions> = {}) => Layer.scopedDiscard(run(options))
+
+export const layer = layerWith()
