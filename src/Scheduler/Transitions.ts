@@ -72,15 +72,16 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const claimMany = (workerId: string, max: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
       Effect.flatMap(nowIso, (now) =>
         sql<PolledRow>`
-          WITH claimed AS (
+          WITH picked AS MATERIALIZED (
+            SELECT id FROM runs
+            WHERE worker_id = ${workerId} AND status = 'assigned' AND deadline_at > ${now}::timestamptz
+            ORDER BY id LIMIT ${max} FOR UPDATE SKIP LOCKED
+          ), claimed AS (
             UPDATE runs SET status = 'claimed', claimed_at = ${now}::timestamptz,
               deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'
-            WHERE id IN (
-              SELECT id FROM runs
-              WHERE worker_id = ${workerId} AND status = 'assigned' AND deadline_at > ${now}::timestamptz
-              ORDER BY id LIMIT ${max} FOR UPDATE SKIP LOCKED)
-              AND status = 'assigned'
-            RETURNING *)
+            FROM picked
+            WHERE runs.id = picked.id AND runs.status = 'assigned'
+            RETURNING runs.*)
           SELECT c.*, t.name AS trigger_name, t.input AS trigger_input
           FROM claimed c JOIN triggers t ON t.id = c.trigger_id ORDER BY c.id`).pipe(
         Effect.orDie,

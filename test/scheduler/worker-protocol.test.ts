@@ -1,0 +1,285 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, layer as withLayer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { createTrigger, mintApiKey, registerWorker, setupEnvironment, type TestEnv } from "../support/Fixtures.js"
+import { call, layer } from "../support/TestApp.js"
+
+type Worker = { readonly workerId: string; readonly token: string }
+
+const requestRun = (env: TestEnv, triggerId: string, body?: unknown) =>
+  Effect.gen(function*() {
+    const res = yield* call("POST", `/api/v1/triggers/${triggerId}/run`, { cookie: env.user.cookie, body })
+    expect(res.status).toBe(201)
+    return res.body.id as string
+  })
+
+const op = (worker: Worker, runId: string, step: "claim" | "start" | "heartbeat" | "complete", body?: unknown) =>
+  call("POST", `/api/v1/workers/${worker.workerId}/runs/${runId}/${step}`, { bearer: worker.token, body })
+
+const poll = (worker: Worker, query = "") => call("GET", `/api/v1/workers/${worker.workerId}/poll${query}`, { bearer: worker.token })
+
+const row = (runId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<Record<string, unknown>>`SELECT * FROM runs WHERE id = ${runId}`
+    return rows[0]!
+  }).pipe(Effect.orDie)
+
+/** A run this worker has claimed and started. */
+const runningRun = (env: TestEnv, triggerId: string, worker: Worker) =>
+  Effect.gen(function*() {
+    const runId = yield* requestRun(env, triggerId)
+    expect((yield* op(worker, runId, "claim")).status).toBe(200)
+    expect((yield* op(worker, runId, "start")).status).toBe(200)
+    return runId
+  })
+
+withLayer(layer(), { excludeTestServices: true })("worker protocol", (it) => {
+  it.effect("the whole happy path: run by pwk key, poll, claim, start, heartbeat, complete, read back", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env, { name: "etl", input: { table: "orders" }, timeoutSeconds: 600, heartbeatTimeoutSeconds: 20 })
+      const key = yield* mintApiKey(env, "operator")
+      const created = yield* call("POST", `/api/v1/triggers/${trigger.id}/run`, { bearer: key, body: { input: { table: "users" } } })
+      expect(created.status).toBe(201)
+      const runId = created.body.id as string
+
+      const polled = yield* poll(worker)
+      expect(polled.status).toBe(200)
+      expect(polled.body.runs).toHaveLength(1)
+      expect(polled.body.runs[0]).toMatchObject({
+        id: runId,
+        status: "assigned",
+        workerId: worker.workerId,
+        input: { table: "users" },
+        trigger: { id: trigger.id, name: "etl", input: { table: "orders" }, timeoutSeconds: 600, heartbeatTimeoutSeconds: 20 }
+      })
+
+      const claimed = yield* op(worker, runId, "claim")
+      expect(claimed.status).toBe(200)
+      expect(claimed.body.run).toMatchObject({ id: runId, status: "claimed" })
+      expect(claimed.body.run.claimedAt).toBeTypeOf("string")
+      expect((yield* poll(worker)).body.runs).toEqual([])
+
+      const started = yield* op(worker, runId, "start")
+      expect(started.body.run).toMatchObject({ status: "running", lastHeartbeatAt: null })
+      const beat = yield* op(worker, runId, "heartbeat")
+      expect(beat.status).toBe(200)
+      expect(beat.body.run.status).toBe("running")
+      expect(beat.body.run.lastHeartbeatAt).toBeTypeOf("string")
+
+      const stdout = "é".repeat(300) + "x".repeat(300)
+      const done = yield* op(worker, runId, "complete", { status: "succeeded", stdout, stderr: "ignored", costUsd: "0.10" })
+      expect(done.status).toBe(200)
+      expect(done.body.run).toMatchObject({
+        status: "succeeded",
+        shortMessage: "é".repeat(300) + "x".repeat(200),
+        errorMessage: null,
+        costUsd: "0.1",
+        faultClass: "none"
+      })
+      const run = done.body.run
+      expect(run.durationMs).toBe(new Date(run.endedAt).getTime() - new Date(run.startedAt).getTime())
+
+      const listed = yield* call("GET", `/api/v1/triggers/${trigger.id}/runs`, { bearer: key })
+      expect(listed.body.items).toEqual([run])
+    }))
+
+  it.effect("failed: stderr kept as errorMessage (64 KiB), faultClass defaults to client; validation of the body", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env)
+      const a = yield* runningRun(env, trigger.id, worker)
+      const failed = yield* op(worker, a, "complete", { status: "failed", stderr: "boom\n".repeat(20000) })
+      expect(failed.body.run).toMatchObject({ status: "failed", faultClass: "client", shortMessage: null, costUsd: null })
+      expect(failed.body.run.errorMessage).toHaveLength(64 * 1024)
+
+      const b = yield* requestRun(env, trigger.id)
+      yield* op(worker, b, "claim")
+      const infra = yield* op(worker, b, "complete", { status: "failed", faultClass: "infra" })
+      expect(infra.body.run).toMatchObject({ status: "failed", faultClass: "infra", errorMessage: null })
+      // Completion from `claimed` measures from claimedAt.
+      const r = infra.body.run
+      expect(r.durationMs).toBe(new Date(r.endedAt).getTime() - new Date(r.claimedAt).getTime())
+
+      const c = yield* runningRun(env, trigger.id, worker)
+      const bad = yield* op(worker, c, "complete", { status: "done", costUsd: "1.123456789", faultClass: "oops" })
+      expect(bad.status).toBe(400)
+      expect(Object.keys(bad.body.details.fieldErrors).sort()).toEqual(["costUsd", "faultClass", "status"])
+      const none = yield* op(worker, c, "complete", { status: "failed", faultClass: "none" })
+      expect(none.status).toBe(400)
+      expect(none.body.details.fieldErrors.faultClass).toBeDefined()
+      expect((yield* row(c)).status).toBe("running")
+    }))
+
+  it.effect("409 for every transition from the wrong state or on a terminal run, and nothing changes", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env)
+      const runId = yield* requestRun(env, trigger.id)
+      const expectConflict = (step: "claim" | "start" | "heartbeat" | "complete") =>
+        Effect.gen(function*() {
+          const before = yield* row(runId)
+          const res = yield* op(worker, runId, step, step === "complete" ? { status: "succeeded" } : undefined)
+          expect(res.status, `${step} from ${before.status}`).toBe(409)
+          expect(res.body.error).toBeTypeOf("string")
+          expect(yield* row(runId)).toEqual(before)
+        })
+      // assigned
+      yield* expectConflict("start")
+      yield* expectConflict("heartbeat")
+      yield* expectConflict("complete")
+      yield* op(worker, runId, "claim")
+      // claimed
+      yield* expectConflict("claim")
+      yield* op(worker, runId, "start")
+      // running
+      yield* expectConflict("claim")
+      yield* expectConflict("start")
+      expect((yield* op(worker, runId, "complete", { status: "succeeded" })).status).toBe(200)
+      // terminal
+      for (const step of ["claim", "start", "heartbeat", "complete"] as const) yield* expectConflict(step)
+    }))
+
+  it.effect("404 for another worker's path or run, unknown and malformed ids; 401 without a worker token", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const mine = yield* registerWorker(env, "mine")
+      const trigger = yield* createTrigger(env, { workerId: mine.workerId })
+      const other = yield* registerWorker(env, "other")
+      const runId = yield* requestRun(env, trigger.id)
+      expect((yield* row(runId)).worker_id).toBe(mine.workerId)
+
+      const foreignPath = yield* call("GET", `/api/v1/workers/${mine.workerId}/poll`, { bearer: other.token })
+      expect(foreignPath.status).toBe(404)
+      expect(foreignPath.body).toEqual({ error: "worker not found" })
+      for (const step of ["claim", "start", "heartbeat", "complete"] as const) {
+        const viaOtherPath = yield* call("POST", `/api/v1/workers/${mine.workerId}/runs/${runId}/${step}`, {
+          bearer: other.token,
+          body: { status: "succeeded" }
+        })
+        expect(viaOtherPath.status).toBe(404)
+        const notTheirs = yield* op(other, runId, step, { status: "succeeded" })
+        expect(notTheirs.status).toBe(404)
+        expect(notTheirs.body).toEqual({ error: "run not found" })
+      }
+      expect((yield* op(mine, "01a20584-0794-7013-9a44-9e3ec729b4ea", "claim")).status).toBe(404)
+      expect((yield* op(mine, "nope", "claim")).status).toBe(404)
+      expect((yield* row(runId)).status).toBe("assigned")
+
+      expect((yield* call("GET", `/api/v1/workers/${mine.workerId}/poll`, {})).status).toBe(401)
+      const key = yield* mintApiKey(env, "admin")
+      expect((yield* call("GET", `/api/v1/workers/${mine.workerId}/poll`, { bearer: key })).status).toBe(401)
+      expect((yield* call("GET", `/api/v1/workers/${mine.workerId}/poll`, { bearer: "wkt_forged" })).status).toBe(401)
+    }))
+
+  it.effect("poll validates wait, claim and max", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const bad = yield* poll(worker, "?wait=31&claim=maybe&max=0")
+      expect(bad.status).toBe(400)
+      expect(Object.keys(bad.body.details.fieldErrors).sort()).toEqual(["claim", "max", "wait"])
+      expect((yield* poll(worker, "?wait=1.5")).status).toBe(400)
+      expect((yield* poll(worker, "?max=101&claim=true")).status).toBe(400)
+    }))
+
+  it.effect("claim=true&max=K claims up to K runs in the poll", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env)
+      const ids = [yield* requestRun(env, trigger.id), yield* requestRun(env, trigger.id), yield* requestRun(env, trigger.id)]
+      const first = yield* poll(worker, "?claim=true&max=2")
+      expect(first.status).toBe(200)
+      expect(first.body.runs.map((r: any) => [r.id, r.status])).toEqual([[ids[0], "claimed"], [ids[1], "claimed"]])
+      expect(first.body.runs[0].trigger.id).toBe(trigger.id)
+      const second = yield* poll(worker, "?claim=true")
+      expect(second.body.runs.map((r: any) => r.id)).toEqual([ids[2]])
+      expect((yield* poll(worker, "?claim=true&max=100")).body.runs).toEqual([])
+      expect((yield* op(worker, ids[0]!, "start")).status).toBe(200)
+    }))
+
+  it.effect("a long poll returns as soon as a run is assigned, not at the end of its wait", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env)
+      const started = Date.now()
+      const fiber = yield* Effect.fork(poll(worker, "?wait=20&claim=true"))
+      yield* Effect.sleep("300 millis")
+      const runId = yield* requestRun(env, trigger.id)
+      const res = yield* Fiber.join(fiber)
+      expect(res.status).toBe(200)
+      expect(res.body.runs.map((r: any) => r.id)).toEqual([runId])
+      expect(Date.now() - started).toBeLessThan(5000)
+
+      // With nothing to hand out, a short wait ends empty after about its length.
+      const t0 = Date.now()
+      const empty = yield* poll(worker, "?wait=1")
+      expect(empty.body.runs).toEqual([])
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(900)
+    }))
+
+  it.effect("assignment: pinned worker, else the online worker with the fewest active runs; offline workers get nothing", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const sql = yield* SqlClient.SqlClient
+      const a = yield* registerWorker(env, "a")
+      const b = yield* registerWorker(env, "b")
+      const c = yield* registerWorker(env, "c")
+      // c is offline: last seen long ago.
+      yield* sql`UPDATE workers SET last_seen_at = now() - interval '1 hour' WHERE id = ${c.workerId}`
+      const pinned = yield* createTrigger(env, { name: "pinned", workerId: b.workerId })
+      const free = yield* createTrigger(env, { name: "free" })
+      const p1 = yield* requestRun(env, pinned.id)
+      const p2 = yield* requestRun(env, pinned.id)
+      expect((yield* row(p1)).worker_id).toBe(b.workerId)
+      expect((yield* row(p2)).worker_id).toBe(b.workerId)
+      // b has two active runs, a none: the free run goes to a, the next ones balance.
+      const f1 = yield* requestRun(env, free.id)
+      expect((yield* row(f1)).worker_id).toBe(a.workerId)
+      const f2 = yield* requestRun(env, free.id)
+      expect((yield* row(f2)).worker_id).toBe(a.workerId)
+      const f3 = yield* requestRun(env, free.id)
+      expect([a.workerId, b.workerId]).toContain((yield* row(f3)).worker_id)
+      const assigned = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM runs WHERE worker_id = ${c.workerId}`
+      expect(assigned[0]!.n).toBe(0)
+    }))
+
+  it.effect("a queued run waits for a worker and is assigned when one polls", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const trigger = yield* createTrigger(env)
+      const runId = yield* requestRun(env, trigger.id)
+      expect((yield* row(runId)).status).toBe("queued")
+      const worker = yield* registerWorker(env)
+      const res = yield* poll(worker, "?claim=true")
+      expect(res.body.runs.map((r: any) => [r.id, r.status])).toEqual([[runId, "claimed"]])
+    }))
+
+  it.effect("auto-retry: a failed run with attempt <= maxRetries yields a queued retry, up to maxRetries", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env, { maxRetries: 1, input: { n: 1 } })
+      const first = yield* runningRun(env, trigger.id, worker)
+      expect((yield* op(worker, first, "complete", { status: "failed", stderr: "e1" })).status).toBe(200)
+      const runs1 = (yield* call("GET", `/api/v1/triggers/${trigger.id}/runs`, { cookie: env.user.cookie })).body.items
+      expect(runs1).toHaveLength(2)
+      const retry = runs1[0]
+      expect(retry).toMatchObject({ attempt: 2, retryOfRunId: first, input: { n: 1 } })
+      expect(["queued", "assigned"]).toContain(retry.status)
+
+      const claimed = (yield* poll(worker, "?claim=true")).body.runs
+      expect(claimed.map((r: any) => r.id)).toEqual([retry.id])
+      expect((yield* op(worker, retry.id, "complete", { status: "failed" })).status).toBe(200)
+      const runs2 = (yield* call("GET", `/api/v1/triggers/${trigger.id}/runs`, { cookie: env.user.cookie })).body.items
+      expect(runs2).toHaveLength(2)
+      expect(runs2.map((r: any) => r.status)).toEqual(["failed", "failed"])
+    }))
+})
