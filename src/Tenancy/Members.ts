@@ -107,7 +107,8 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
       Effect.gen(function*() {
         if (!isUuid(userId)) return yield* Effect.fail(memberNotFound)
         const locked = yield* lockRoles(environmentId, actor)
-        const current = locked.roles.get(userId)
+        // The map is keyed by the database's lower-case spelling of the id.
+        const current = locked.roles.get(userId.toLowerCase())
         if (current === undefined) return yield* Effect.fail(memberNotFound)
         if ((current === "owner" || role === "owner") && !locked.callerIsOwner && current !== role) {
           return yield* Effect.fail(ownerOnly)
@@ -130,7 +131,8 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
       Effect.gen(function*() {
         if (!isUuid(userId)) return yield* Effect.fail(memberNotFound)
         const locked = yield* lockRoles(environmentId, actor)
-        const current = locked.roles.get(userId)
+        // The map is keyed by the database's lower-case spelling of the id.
+        const current = locked.roles.get(userId.toLowerCase())
         if (current === undefined) return yield* Effect.fail(memberNotFound)
         if (current === "owner" && !locked.callerIsOwner) return yield* Effect.fail(ownerOnly)
         if (current === "owner" && locked.owners <= 1) return yield* Effect.fail(lastOwner)

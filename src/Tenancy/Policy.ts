@@ -22,7 +22,8 @@ export class Policy extends Effect.Service<Policy>()("Tenancy/Policy", {
     const roleIn = (actor: Actor, environmentId: string): Effect.Effect<Role | undefined> => {
       if (!isUuid(environmentId)) return Effect.succeed(undefined)
       if (actor._tag === "ApiKey") {
-        return Effect.succeed(actor.environmentId === environmentId ? actor.role : undefined)
+        // UUIDs are case-insensitive in Postgres; compare them the same way here.
+        return Effect.succeed(actor.environmentId === environmentId.toLowerCase() ? actor.role : undefined)
       }
       return sql<{ role: Role }>`
         SELECT role FROM members WHERE environment_id = ${environmentId} AND user_id = ${actor.userId}`.pipe(

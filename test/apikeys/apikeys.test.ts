@@ -87,6 +87,8 @@ withLayer(layer(), { excludeTestServices: true })("api keys", (it) => {
         expect(before.body.items.find((k: any) => k.id === viewer.id).lastUsedAt).toBeNull()
 
         expect((yield* call("GET", members, { bearer: viewer.token })).status).toBe(200)
+        const upper = `/api/v1/environments/${env.environmentId.toUpperCase()}/members`
+        expect((yield* call("GET", upper, { bearer: viewer.token })).status).toBe(200)
         const after = yield* call("GET", keysPath(env.environmentId), { cookie: env.owner.cookie })
         const used = after.body.items.find((k: any) => k.id === viewer.id)
         expect(Date.parse(used.lastUsedAt)).toBeGreaterThanOrEqual(Date.parse(used.createdAt))

@@ -288,7 +288,8 @@ withLayer(layer(), { excludeTestServices: true })("tenancy", (it) => {
         const path = `/api/v1/environments/${env.environmentId}/members`
         expect((yield* call("PATCH", `${path}/${stranger.id}`, { cookie: env.owner.cookie, body: { role: "viewer" } })).status).toBe(404)
         expect((yield* call("DELETE", `${path}/not-a-uuid`, { cookie: env.owner.cookie })).status).toBe(404)
-        const changed = yield* call("PATCH", `${path}/${operator.id}`, { cookie: env.owner.cookie, body: { role: "viewer" } })
+        // UUIDs are case-insensitive: an upper-case spelling names the same member.
+        const changed = yield* call("PATCH", `${path}/${operator.id.toUpperCase()}`, { cookie: env.owner.cookie, body: { role: "viewer" } })
         expect(changed.body).toMatchObject({ userId: operator.id, role: "viewer" })
         const removed = yield* call("DELETE", `${path}/${operator.id}`, { cookie: env.owner.cookie })
         expect(removed.status).toBe(204)
