@@ -1,17 +1,14 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
-import { generate, sha256, tokenStart } from "../../src/Crypto/Tokens.js"
 import type { Role } from "../../src/Domain/Schemas.js"
 import { call, registerUser } from "./TestApp.js"
 
 /**
- * Shared test fixtures: a user owning a workspace with one environment, members
- * with a role, API keys, registration tokens, triggers and registered workers.
- *
- * Workspace, environment, member and key rows are written with SQL (the same
- * rows the tenancy endpoints write), so these fixtures do not depend on the
- * tenancy feature; triggers and workers go through their HTTP endpoints.
+ * Shared test fixtures, all through the public HTTP API (workspaces,
+ * environments, members, API keys, workers, triggers), so they exercise the
+ * same paths clients use. Only `insertRun` writes SQL, for features that read
+ * runs without driving the scheduler.
  */
 export interface TestUser {
   readonly id: string
@@ -29,55 +26,58 @@ export interface TestEnv {
 const die = (what: string, res: { status: number; body: unknown }) =>
   Effect.dieMessage(`${what} failed: ${res.status} ${JSON.stringify(res.body)}`)
 
+const expectStatus = (what: string, status: number, res: { status: number; body: any }) =>
+  res.status === status ? Effect.succeed(res.body) : die(what, res)
+
 /** A fresh user owning a fresh workspace with one environment. */
 export const setupEnvironment = (name = "env") =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const user = yield* registerUser("owner")
-    const workspaceId = uuidv7()
-    const environmentId = uuidv7()
-    yield* sql`INSERT INTO workspaces (id, name, owner_id) VALUES (${workspaceId}, ${`ws-${name}`}, ${user.id})`
-    yield* sql`INSERT INTO environments (id, workspace_id, name) VALUES (${environmentId}, ${workspaceId}, ${name})`
-    yield* sql`INSERT INTO members (environment_id, user_id, role) VALUES (${environmentId}, ${user.id}, 'owner')`
-    return { user, workspaceId, environmentId } satisfies TestEnv
-  }).pipe(Effect.orDie)
+    const ws = yield* expectStatus("create workspace", 201, yield* call("POST", "/api/v1/workspaces", {
+      cookie: user.cookie,
+      body: { name: `ws-${name}` }
+    }))
+    const env = yield* expectStatus("create environment", 201, yield* call("POST", `/api/v1/workspaces/${ws.id}/environments`, {
+      cookie: user.cookie,
+      body: { name }
+    }))
+    return { user, workspaceId: ws.id as string, environmentId: env.id as string } satisfies TestEnv
+  })
 
 /** A second environment in the same workspace, owned by the same user. */
 export const addEnvironment = (env: TestEnv, name = "env-2") =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const environmentId = uuidv7()
-    yield* sql`INSERT INTO environments (id, workspace_id, name) VALUES (${environmentId}, ${env.workspaceId}, ${name})`
-    yield* sql`INSERT INTO members (environment_id, user_id, role) VALUES (${environmentId}, ${env.user.id}, 'owner')`
-    return { ...env, environmentId } satisfies TestEnv
-  }).pipe(Effect.orDie)
+    const created = yield* expectStatus("create environment", 201, yield* call("POST", `/api/v1/workspaces/${env.workspaceId}/environments`, {
+      cookie: env.user.cookie,
+      body: { name }
+    }))
+    return { ...env, environmentId: created.id as string } satisfies TestEnv
+  })
 
 /** A fresh user who is a member of the environment with `role`. */
 export const addMember = (env: TestEnv, role: Role) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const user = yield* registerUser(role)
-    yield* sql`INSERT INTO members (environment_id, user_id, role) VALUES (${env.environmentId}, ${user.id}, ${role})`
+    yield* expectStatus("add member", 201, yield* call("POST", `/api/v1/environments/${env.environmentId}/members`, {
+      cookie: env.user.cookie,
+      body: { userId: user.id, role }
+    }))
     return user satisfies TestUser
-  }).pipe(Effect.orDie)
+  })
 
-const insertKey = (env: TestEnv, prefix: "pwk" | "wrk", role: Exclude<Role, "owner"> | null) =>
+const createKey = (env: TestEnv, body: Record<string, unknown>) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const token = generate(prefix)
-    const id = uuidv7()
-    yield* sql`
-      INSERT INTO api_keys (id, environment_id, name, prefix, role, token_hash, token_start, created_by)
-      VALUES (${id}, ${env.environmentId}, ${`${prefix}-key`}, ${prefix}, ${role}, ${sha256(token)}, ${tokenStart(token)}, ${env.user.id})`
-    return { id, token }
-  }).pipe(Effect.orDie)
+    const res = yield* call("POST", `/api/v1/environments/${env.environmentId}/api-keys`, { cookie: env.user.cookie, body })
+    const created = yield* expectStatus("create API key", 201, res)
+    return created.token as string
+  })
 
 /** A `pwk_` API key of the environment acting with `role`; answers the bearer token. */
 export const mintApiKey = (env: TestEnv, role: Exclude<Role, "owner"> = "operator") =>
-  Effect.map(insertKey(env, "pwk", role), (k) => k.token)
+  createKey(env, { name: `${role} key`, prefix: "pwk", role })
 
 /** A single-use `wrk_` registration token of the environment. */
-export const mintRegistrationToken = (env: TestEnv) => Effect.map(insertKey(env, "wrk", null), (k) => k.token)
+export const mintRegistrationToken = (env: TestEnv) => createKey(env, { name: "worker registration", prefix: "wrk" })
 
 /** Registers a worker through `POST /workers/register`; answers its id, `wkt_` token and worker object. */
 export const registerWorker = (env: TestEnv, label?: string) =>
