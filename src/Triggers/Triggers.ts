@@ -181,12 +181,13 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       const current = yield* repo.findVisible(id, "admin")
       const actor = yield* CurrentActor
       yield* sql.withTransaction(Effect.gen(function*() {
+        // Waits for a run request holding the trigger row (FOR SHARE) to commit; the
+        // conditional UPDATE below is then a new statement whose snapshot sees that run.
+        // Later run requests wait on this lock and then find the trigger deleted.
+        if (Option.isNone(yield* repo.lockActive(id))) return yield* Effect.fail(NotFound.of("trigger"))
         if (!(yield* repo.softDelete(id))) {
-          // The conditional UPDATE refused: either active runs block it, or it vanished meanwhile.
-          const still = yield* repo.findActive(id)
-          return yield* Option.isSome(still)
-            ? Effect.fail(new Conflict({ error: "trigger has active runs (queued, assigned, claimed or running)" }))
-            : Effect.fail(NotFound.of("trigger"))
+          // The row is locked and not deleted, so only active runs can have refused it.
+          return yield* Effect.fail(new Conflict({ error: "trigger has active runs (queued, assigned, claimed or running)" }))
         }
         yield* audit.record({
           environmentId: current.environment_id,

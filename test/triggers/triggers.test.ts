@@ -335,6 +335,28 @@ withLayer(layer(), { excludeTestServices: true })("triggers", (it) => {
       }))
   })
 
+  describe("delete races", () => {
+    it.effect("a run committed while the delete waits for the trigger row blocks the delete", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const t = yield* createTrigger(env)
+        const sql = yield* SqlClient.SqlClient
+        // Plays a run request: it holds the trigger row FOR SHARE, the DELETE arrives,
+        // then the run row commits. The DELETE must see it and answer 409.
+        const status = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT id FROM triggers WHERE id = ${t.id} AND deleted_at IS NULL FOR SHARE`
+          const pending = yield* Effect.fork(call("DELETE", `/api/v1/triggers/${t.id}`, { cookie: env.user.cookie }))
+          yield* Effect.sleep("300 millis")
+          yield* insertRun(t.id, env.environmentId, { status: "queued" })
+          return pending
+        })).pipe(Effect.orDie, Effect.flatMap((fiber) => Effect.map(fiber.await, (exit) => exit)))
+        expect(status._tag).toBe("Success")
+        if (status._tag === "Success") expect(status.value.status).toBe(409)
+        const got = yield* call("GET", `/api/v1/triggers/${t.id}`, { cookie: env.user.cookie })
+        expect(got.status).toBe(200)
+      }))
+  })
+
   describe("rotate MCP token", () => {
     it.effect("shows a fresh mcp_ token once and stores only its hash", () =>
       Effect.gen(function*() {
