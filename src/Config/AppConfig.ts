@@ -51,7 +51,9 @@ export const config = Effect.gen(function*() {
   const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"), Config.withDescription("bind address"))
   const databaseUrl = yield* Config.redacted("DATABASE_URL").pipe(
     Config.withDescription("Postgres URL; unset = embedded Postgres (PGlite) in DATA_DIR"),
-    Config.option
+    Config.option,
+    // An empty DATABASE_URL means "unset", as shells and compose files often pass it.
+    Config.map(Option.filter((url) => Redacted.value(url).trim().length > 0))
   )
   const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
   const publicUrl = yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))

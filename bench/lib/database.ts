@@ -1,0 +1,21 @@
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+
+/** Creates a fresh database on the server of `baseUrl` and answers its URL. */
+export const createDatabase = (baseUrl: string, name: string): Promise<string> =>
+  Effect.gen(function*() {
+    const admin = yield* PgClient.make({ url: Redacted.make(baseUrl), maxConnections: 1 })
+    yield* admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    yield* admin.unsafe(`CREATE DATABASE ${name}`)
+    const version = yield* admin<{ server_version: string }>`SHOW server_version`
+    const url = new URL(baseUrl)
+    url.pathname = `/${name}`
+    return { url: url.toString(), version: version[0]!.server_version }
+  }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.runPromise).then((r) => {
+    serverVersion = r.version
+    return r.url
+  })
+
+export let serverVersion = "unknown"

@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from "node:child_process"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { sleep } from "./stats.js"
+
+export interface Service {
+  readonly url: string
+  readonly pid: number
+  readonly rssMb: () => number
+  readonly stop: () => Promise<void>
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
+
+/** Resident memory of a process, from /proc (Linux). */
+export const rssMbOf = (pid: number): number => {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return Math.round((kb / 1024) * 10) / 10
+}
+
+/**
+ * Starts the service as its own process (`node --import tsx src/main.ts`),
+ * exactly as `npm start` does, and waits for /health.
+ */
+export const startService = async (env: Record<string, string>): Promise<Service> => {
+  const port = await freePort()
+  const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "pts-bench-"))
+  const childEnv: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    LOG_LEVEL: "Warning",
+    ...env
+  }
+  for (const [k, v] of Object.entries(childEnv)) if (v === "") delete childEnv[k]
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    env: childEnv,
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 600; i++) {
+    try {
+      const res = await fetch(`${url}/api/v1/health`)
+      if (res.ok) break
+    } catch {
+      // not up yet
+    }
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`)
+    await sleep(100)
+  }
+  return {
+    url,
+    pid: child.pid!,
+    rssMb: () => rssMbOf(child.pid!),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once("exit", () => resolve())
+        child.kill("SIGTERM")
+        setTimeout(() => child.kill("SIGKILL"), 15_000).unref()
+      })
+  }
+}

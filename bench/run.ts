@@ -1,0 +1,124 @@
+/**
+ * `npm run bench`: the service's figures beside graphile-worker's, on the
+ * local Postgres (full pass) and on the embedded database (shorter pass).
+ * Prints a table and writes bench/results/latest.json. Benchmarks, not tests:
+ * nothing here fails on a slow figure.
+ *
+ * Options (env): BENCH_RUNS (5000), BENCH_WORKERS (8), BENCH_SUPERVISE (10000),
+ * BENCH_DB (both | pg | embedded), DATABASE_URL (the server to create bench databases on).
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import { createDatabase, serverVersion } from "./lib/database.js"
+import { makeClient } from "./lib/http.js"
+import { startReceiver } from "./lib/receiver.js"
+import { startService } from "./lib/server.js"
+import { createTrigger, registerWorkers, setupTenant } from "./lib/setup.js"
+import { benchGraphile } from "./reference/graphile.js"
+import { idleDispatch, lifecycle } from "./scenarios/lifecycle.js"
+import { supervision } from "./scenarios/supervision.js"
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
+const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+const mode = process.env.BENCH_DB ?? "both"
+
+const machine = {
+  cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "unknown"}`,
+  memoryGb: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  postgres: "unknown"
+}
+
+const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: { runs: number; workers: number; supervise: number; latency: number }) => {
+  const service = await startService(serviceEnv)
+  const client = makeClient(service.url)
+  const receiver = await startReceiver()
+  try {
+    const tenant = await setupTenant(client, service.url)
+    const workers = await registerWorkers(client, tenant, sizes.workers)
+    const [dispatchWorker] = await registerWorkers(client, tenant, 1)
+    const hookTrigger = await createTrigger(client, tenant, { webhookUrl: receiver.url, webhookSecret: "bench-secret-0123456789abcdef" })
+    const plainTrigger = await createTrigger(client, tenant, { workerId: dispatchWorker!.id })
+    const common = { client, tenant, receiver, producers: 16 }
+
+    process.stderr.write(`[${label}] warm-up\n`)
+    await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: Math.min(500, sizes.runs), batch: 0, rate: 0 })
+    process.stderr.write(`[${label}] lifecycle, one call per step\n`)
+    const stepwise = await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: sizes.runs, batch: 0, rate: 0 })
+    process.stderr.write(`[${label}] lifecycle, batched poll\n`)
+    const batched = await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: sizes.runs, batch: 20, rate: 0 })
+    process.stderr.write(`[${label}] idle dispatch\n`)
+    const idle = await idleDispatch({ client, tenant, triggerId: plainTrigger, worker: dispatchWorker!, samples: sizes.latency })
+    const best = Math.max(stepwise.runsPerSec, batched.runsPerSec)
+    const loadedRate = Math.round(best * 0.8)
+    process.stderr.write(`[${label}] dispatch at 80% of max (${loadedRate}/s)\n`)
+    const loaded = await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: Math.min(sizes.runs, loadedRate * 5), batch: 20, rate: loadedRate })
+    process.stderr.write(`[${label}] webhook latency at 500/s\n`)
+    const webhook500 = await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: 2500, batch: 20, rate: 500 })
+    process.stderr.write(`[${label}] supervision of ${sizes.supervise} running runs\n`)
+    const supervised = await supervision({
+      client,
+      service,
+      tenant,
+      workers,
+      runs: sizes.supervise,
+      heartbeatTimeoutSeconds: 10,
+      createTrigger: (fields) => createTrigger(client, tenant, fields)
+    })
+    return { stepwise, batched, idle, loaded: { rate: loadedRate, ...loaded }, webhook500, supervised }
+  } finally {
+    client.close()
+    await receiver.close()
+    await service.stop()
+  }
+}
+
+const main = async () => {
+  const results: Record<string, unknown> = { date: new Date().toISOString(), machine }
+  if (mode === "both" || mode === "pg") {
+    const sizes = { runs: env("BENCH_RUNS", 5000), workers: env("BENCH_WORKERS", 8), supervise: env("BENCH_SUPERVISE", 10000), latency: 1000 }
+    const serviceDb = await createDatabase(baseUrl, "pts_bench")
+    machine.postgres = serverVersion
+    results.postgres = await passOn("postgres", { DATABASE_URL: serviceDb }, sizes)
+    process.stderr.write("[reference] graphile-worker\n")
+    const graphileDb = await createDatabase(baseUrl, "pts_bench_graphile")
+    results.graphile = await benchGraphile(graphileDb, { jobs: sizes.runs, concurrency: sizes.workers, latencySamples: 1000 })
+  }
+  if (mode === "both" || mode === "embedded") {
+    const sizes = { runs: 1000, workers: 4, supervise: 2000, latency: 200 }
+    results.embedded = await passOn("embedded", { DATABASE_URL: "" }, sizes)
+  }
+  fs.mkdirSync("bench/results", { recursive: true })
+  fs.writeFileSync("bench/results/latest.json", JSON.stringify(results, null, 2))
+  printTable(results)
+}
+
+const printTable = (r: any) => {
+  const rows: Array<[string, string, string]> = []
+  const add = (metric: string, ours: unknown, reference = "") => rows.push([metric, String(ours), reference])
+  for (const db of ["postgres", "embedded"]) {
+    const x = r[db]
+    if (!x) continue
+    const g = db === "postgres" ? r.graphile : undefined
+    const ratio = (v: number, ref: number) => (ref ? ` (${(v / ref).toFixed(2)}×)` : "")
+    add(`[${db}] lifecycle runs/s, one call per step`, `${x.stepwise.runsPerSec}${g ? ratio(x.stepwise.runsPerSec, g.unbatchedJobsPerSec) : ""}`, g ? `graphile unbatched ${Math.round(g.unbatchedJobsPerSec)} jobs/s` : "")
+    add(`[${db}] lifecycle runs/s, batched poll`, `${x.batched.runsPerSec}${g ? ratio(x.batched.runsPerSec, g.batchedJobsPerSec) : ""}`, g ? `graphile batched ${Math.round(g.batchedJobsPerSec)} jobs/s` : "")
+    add(`[${db}] dispatch at idle p50/p95/p99 ms`, `${x.idle.p50} / ${x.idle.p95} / ${x.idle.p99}`, g ? `graphile ${g.dispatch.p50} / ${g.dispatch.p95} / ${g.dispatch.p99}` : "")
+    add(`[${db}] dispatch at ${x.loaded.rate}/s p50/p99 ms`, `${x.loaded.dispatch.p50} / ${x.loaded.dispatch.p99}`)
+    add(`[${db}] webhook at 500/s p50/p99 ms`, `${x.webhook500.webhook.p50} / ${x.webhook500.webhook.p99}`)
+    add(`[${db}] webhook deliveries/s under load`, `${Math.max(x.stepwise.deliveredPerSec, x.batched.deliveredPerSec)}`)
+    add(`[${db}] supervised runs / RSS idle → supervising (Δ MB)`, `${x.supervised.runs} / ${x.supervised.rssIdleMb} → ${x.supervised.rssSupervisingMb} (${x.supervised.rssDeltaMb})`)
+    add(`[${db}] heartbeat p50/p99 ms`, `${x.supervised.heartbeat.p50} / ${x.supervised.heartbeat.p99}`)
+    add(`[${db}] timed_out after deadline p50/p99/max ms`, `${x.supervised.lateness.p50} / ${x.supervised.lateness.p99} / ${x.supervised.lateness.max} (${x.supervised.timedOut} runs)`)
+    add(`[${db}] request errors`, `${x.stepwise.errors + x.batched.errors + x.loaded.errors + x.webhook500.errors}`)
+  }
+  const w = [Math.max(...rows.map((x) => x[0].length)), Math.max(...rows.map((x) => x[1].length))]
+  process.stdout.write(`machine: ${r.machine.cpus}, ${r.machine.memoryGb} GB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}\n`)
+  for (const [a, b, c] of rows) process.stdout.write(`${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}\n`)
+  process.stdout.write("written: bench/results/latest.json\n")
+}
+
+main().then(() => process.exit(0), (error) => {
+  process.stderr.write(`bench failed: ${error?.stack ?? error}\n`)
+  process.exit(1)
+})
