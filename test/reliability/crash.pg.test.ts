@@ -1,0 +1,101 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { closeClient, createDatabase, type Receiver, sleep, startReceiver, startService, type TestDatabase } from "../support/Process.js"
+import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, Stats } from "./load.js"
+
+/**
+ * Crash under load: the service process is killed with SIGKILL while runs
+ * flow (producers pushing, workers completing, webhooks delivering) and is
+ * started again on the same database and port. Nothing may be lost,
+ * duplicated or left stuck.
+ */
+
+const cleanups: Array<() => Promise<unknown>> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
+  closeClient()
+})
+
+const environment = (db: TestDatabase) => ({
+  DATABASE_URL: db.url,
+  DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pts-crash-")),
+  // Short clocks, so runs a dead worker held come back within seconds.
+  CLAIM_TIMEOUT_SECONDS: "3",
+  WORKER_OFFLINE_AFTER_SECONDS: "10"
+})
+
+const setup = async () => {
+  const db = await createDatabase()
+  cleanups.push(db.drop)
+  const receiver: Receiver = await startReceiver()
+  cleanups.push(receiver.close)
+  return { db, receiver }
+}
+
+describe("crash under load", () => {
+  it.live("kill -9 mid-load, restart: every run ends exactly once, one delivery record each, none handed out again", () =>
+    Effect.gen(function*() {
+      const { db, receiver } = yield* Effect.promise(setup)
+      const env = environment(db)
+      let service = yield* Effect.promise(() => startService(env))
+      cleanups.push(() => service.stop())
+      const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 4))
+      const stats = new Stats()
+      const load = startLoad({
+        tenant,
+        stats,
+        runs: 300,
+        runsPerSecond: 40,
+        workerTarget: () => service.url,
+        producerTargets: () => [service.url]
+      })
+
+      // Mid-load: a hard kill, so nothing is flushed or handed back.
+      yield* Effect.promise(() => sleep(3500))
+      const pushedBeforeCrash = stats.pushed.size
+      service.kill("SIGKILL")
+      const exit = yield* Effect.promise(() => service.exited)
+      expect(exit.signal).toBe("SIGKILL")
+      const orphans = yield* Effect.promise(() => orphanLeases(db))
+      yield* Effect.promise(() => sleep(1000))
+      service = yield* Effect.promise(() => startService(env, { port: service.port }))
+      const expired = yield* Effect.promise(() => expireLeases(db, orphans))
+
+      yield* Effect.promise(() => load.pushedAll)
+      const settled = yield* Effect.promise(() => settle(db, 60_000))
+      yield* Effect.promise(load.stop)
+      const result = yield* Effect.promise(() => figures(db, receiver, stats))
+      yield* Effect.logInfo("crash under load: figures").pipe(
+        Effect.annotateLogs({ ...result, byStatus: JSON.stringify(result.byStatus), pushedBeforeCrash, faultsInjected: 1, orphanLeases: expired })
+      )
+
+      expect(settled, JSON.stringify(result)).toBe(true)
+      expect(pushedBeforeCrash).toBeGreaterThan(0)
+      expect(pushedBeforeCrash).toBeLessThan(300)
+      expect(result).toMatchObject({
+        runsPushed: 300,
+        lost: 0,
+        duplicated: 0,
+        stuck: 0,
+        terminalTwice: 0,
+        missingRetries: 0,
+        missingDeliveries: 0,
+        strayDeliveries: 0,
+        notDelivered: 0,
+        receiverMissing: 0,
+        receiverWrongStatus: 0,
+        outboxLeft: 0,
+        seenAgain: 0,
+        completedTwice: 0,
+        http5xx: 0,
+        malformedErrors: 0
+      })
+      expect(result.deliveryRecords).toBe(result.webhookRuns)
+      // The crash really cut work off: some requests found no server.
+      expect(result.networkFailures).toBeGreaterThan(0)
+      expect(stats.serverErrors).toEqual([])
+    }), { timeout: 150_000 })
+})
