@@ -1,0 +1,18 @@
+import * as Data from "effect/Data"
+
+/**
+ * The worker's own failures. Transient server errors (5xx, 503, network) are
+ * never among them: the worker retries those with backoff for as long as it
+ * runs. What remains stops the worker, because retrying cannot fix it.
+ */
+
+/** The options cannot work: a malformed URL, a server that is not this service, missing credentials. */
+export class WorkerConfigError extends Data.TaggedError("WorkerConfigError")<{ readonly message: string }> {}
+
+/** The `wkt_` token was refused (revoked, deleted worker, or never valid): 401. */
+export class WorkerUnauthorized extends Data.TaggedError("WorkerUnauthorized")<{ readonly message: string }> {}
+
+/** The `wrk_` registration token was refused: unknown, or already used. */
+export class WorkerRegistrationError extends Data.TaggedError("WorkerRegistrationError")<{ readonly message: string }> {}
+
+export type WorkerError = WorkerConfigError | WorkerUnauthorized | WorkerRegistrationError
