@@ -341,10 +341,23 @@ export const figures = async (db: TestDatabase, receiver: Receiver, stats: Stats
   }
 }
 
-/** Leases held by instances that no longer exist (a kill -9 leaves them until they expire). */
-export const orphanLeases = async (db: TestDatabase) =>
-  (await db.query<{ owner: string }>(`SELECT DISTINCT lease_owner AS owner FROM webhook_outbox WHERE lease_owner IS NOT NULL`))
-    .map((r) => r.owner)
+const leases = async (db: TestDatabase) =>
+  new Set(
+    (await db.query<{ owner: string; run_id: string }>(`SELECT lease_owner AS owner, run_id FROM webhook_outbox WHERE lease_owner IS NOT NULL`))
+      .map((r) => `${r.owner} ${r.run_id}`)
+  )
+
+/**
+ * Leases held by instances that no longer exist (a kill -9 leaves them until
+ * they expire): the leases that did not move for `quietMs`. A living instance
+ * delivering to an always-200 receiver finishes a lease in milliseconds.
+ */
+export const orphanLeases = async (db: TestDatabase, quietMs = 0) => {
+  const before = await leases(db)
+  if (quietMs > 0) await sleep(quietMs)
+  const after = quietMs > 0 ? await leases(db) : before
+  return [...new Set([...before].filter((l) => after.has(l)).map((l) => l.split(" ")[0]!))]
+}
 
 /**
  * Ends the given (dead) owners' leases now instead of after the 2-minute lease

@@ -1,0 +1,138 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { execFile } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { closeClient, createDatabase, request, sleep, startReceiver, startService, waitUntil } from "../support/Process.js"
+import { figures, settle, setupTenant, startLoad, Stats } from "./load.js"
+
+/**
+ * Database restart under load: the local PostgreSQL server is restarted (one
+ * short outage, ~1-2 s: other test files share this server) while runs flow.
+ * Requests during the outage must fail fast with 503 `{error}` (never a 500,
+ * never a hang), the service must reconnect by itself, and afterwards every
+ * run still ends exactly once with one delivery record.
+ */
+
+const cleanups: Array<() => Promise<unknown>> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
+  closeClient()
+})
+
+const cluster = () => fs.readdirSync("/etc/postgresql")[0]!
+
+const restartPostgres = () =>
+  new Promise<number>((resolve, reject) => {
+    const started = Date.now()
+    execFile(
+      "pg_ctlcluster",
+      ["--skip-systemctl-redirect", cluster(), "main", "restart", "--", "-m", "fast"],
+      { timeout: 60_000 },
+      (error, _stdout, stderr) => (error ? reject(new Error(`${error.message} ${stderr}`)) : resolve(Date.now() - started))
+    )
+  })
+
+describe("database restart", () => {
+  it.live("Postgres restarts mid-load: 503 {error} during the outage, reconnection, nothing lost or stuck", () =>
+    Effect.gen(function*() {
+      const db = yield* Effect.promise(createDatabase)
+      cleanups.push(db.drop)
+      const receiver = yield* Effect.promise(startReceiver)
+      cleanups.push(receiver.close)
+      const service = yield* Effect.promise(() =>
+        startService({
+          DATABASE_URL: db.url,
+          DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pts-dbrestart-")),
+          CLAIM_TIMEOUT_SECONDS: "3",
+          WORKER_OFFLINE_AFTER_SECONDS: "10"
+        })
+      )
+      cleanups.push(() => service.stop())
+      const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 4))
+      const stats = new Stats()
+      const load = startLoad({
+        tenant,
+        stats,
+        runs: 240,
+        runsPerSecond: 30,
+        workerTarget: () => service.url,
+        producerTargets: () => [service.url]
+      })
+
+      // A probe reading through the API every 50 ms across the outage.
+      const probe = new Stats()
+      let probing = true
+      const probeLoop = (async () => {
+        while (probing) {
+          probe.note(
+            await request(service.url, "GET", `/api/v1/triggers/${tenant.webhookTriggerId}/runs?limit=5`, {
+              bearer: tenant.apiKey,
+              timeoutMs: 20_000
+            }),
+            "probe"
+          )
+          await sleep(50)
+        }
+      })()
+
+      yield* Effect.promise(() => sleep(3000))
+      const restartMs = yield* Effect.promise(restartPostgres)
+      const restartedAt = Date.now()
+      const reconnected = yield* Effect.promise(() =>
+        waitUntil(async () => (await request(service.url, "GET", "/api/v1/health", { timeoutMs: 5000 })).status === 200, 30_000, 100)
+      )
+      const reconnectMs = Date.now() - restartedAt
+
+      yield* Effect.promise(() => load.pushedAll)
+      const settled = yield* Effect.promise(() => settle(db, 60_000))
+      probing = false
+      yield* Effect.promise(() => probeLoop)
+      yield* Effect.promise(load.stop)
+      const result = yield* Effect.promise(() => figures(db, receiver, stats))
+      yield* Effect.logInfo("database restart: figures").pipe(
+        Effect.annotateLogs({
+          ...result,
+          byStatus: JSON.stringify(result.byStatus),
+          faultsInjected: 1,
+          restartMs,
+          reconnectMs,
+          probeRequests: [...probe.statuses.values()].reduce((a, b) => a + b, 0),
+          probe503: probe.count(503),
+          probe5xxOther: probe.serverErrors.length,
+          probeMaxLatencyMs: Math.round(probe.maxLatencyMs),
+          loadMaxLatencyMs: Math.round(stats.maxLatencyMs)
+        })
+      )
+
+      expect(service.isRunning(), service.output()).toBe(true)
+      expect(reconnected).toBe(true)
+      expect(settled, JSON.stringify(result)).toBe(true)
+      // The outage was seen, and seen as 503 {error}: never a 500, never a hang.
+      expect(probe.count(503) + stats.count(503)).toBeGreaterThan(0)
+      expect(probe.serverErrors).toEqual([])
+      expect(stats.serverErrors).toEqual([])
+      expect(probe.malformed).toEqual([])
+      expect(probe.maxLatencyMs).toBeLessThan(15_000)
+      expect(result).toMatchObject({
+        runsPushed: 240,
+        lost: 0,
+        duplicated: 0,
+        stuck: 0,
+        terminalTwice: 0,
+        missingRetries: 0,
+        missingDeliveries: 0,
+        strayDeliveries: 0,
+        notDelivered: 0,
+        receiverMissing: 0,
+        receiverWrongStatus: 0,
+        outboxLeft: 0,
+        seenAgain: 0,
+        completedTwice: 0,
+        malformedErrors: 0
+      })
+      expect(result.deliveryRecords).toBe(result.webhookRuns)
+      expect(result.http5xx).toBe(result.http503)
+    }), { timeout: 150_000 })
+})

@@ -1,0 +1,102 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { closeClient, createDatabase, sleep, startReceiver, startService } from "../support/Process.js"
+import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, Stats } from "./load.js"
+
+/**
+ * Two service processes on one database, behind no balancer: half the
+ * workers talk to A, half to B, the producer alternates. A is killed with
+ * SIGKILL mid-load and never comes back; its workers die with it. B must take
+ * over supervision (time out or requeue A's runs) and delivery (A's outbox
+ * rows), and every run must still end exactly once.
+ */
+
+const cleanups: Array<() => Promise<unknown>> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
+  closeClient()
+})
+
+describe("two instances", () => {
+  it.live("kill one of two instances mid-load: the other finishes everything, exactly once", () =>
+    Effect.gen(function*() {
+      const db = yield* Effect.promise(createDatabase)
+      cleanups.push(db.drop)
+      const receiver = yield* Effect.promise(startReceiver)
+      cleanups.push(receiver.close)
+      const env = {
+        DATABASE_URL: db.url,
+        // One DATA_DIR: both instances must share the generated JWT and webhook-secret keys.
+        DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pts-two-")),
+        CLAIM_TIMEOUT_SECONDS: "3",
+        WORKER_OFFLINE_AFTER_SECONDS: "6"
+      }
+      const a = yield* Effect.promise(() => startService(env))
+      cleanups.push(() => a.stop())
+      const b = yield* Effect.promise(() => startService(env))
+      cleanups.push(() => b.stop())
+      const tenant = yield* Effect.promise(() => setupTenant(a.url, receiver.url, 6))
+      const stats = new Stats()
+      let aAlive = true
+      const load = startLoad({
+        tenant,
+        stats,
+        runs: 300,
+        runsPerSecond: 40,
+        workerTarget: (i) => (i % 2 === 0 ? (aAlive ? a.url : undefined) : b.url),
+        producerTargets: () => (aAlive ? [a.url, b.url] : [b.url])
+      })
+
+      yield* Effect.promise(() => sleep(3500))
+      a.kill("SIGKILL")
+      aAlive = false
+      yield* Effect.promise(() => a.exited)
+      const [active] = yield* Effect.promise(() =>
+        db.query<{ n: string }>(`SELECT count(*)::text AS n FROM runs WHERE status NOT IN ('succeeded', 'failed', 'timed_out')`)
+      )
+      // A's leases are the ones that stay put while B keeps delivering.
+      const orphans = yield* Effect.promise(() => orphanLeases(db, 2000))
+      const expired = yield* Effect.promise(() => expireLeases(db, orphans))
+
+      yield* Effect.promise(() => load.pushedAll)
+      const settled = yield* Effect.promise(() => settle(db, 60_000))
+      yield* Effect.promise(load.stop)
+      const result = yield* Effect.promise(() => figures(db, receiver, stats))
+      yield* Effect.logInfo("two instances: figures").pipe(
+        Effect.annotateLogs({
+          ...result,
+          byStatus: JSON.stringify(result.byStatus),
+          faultsInjected: 1,
+          activeAtKill: Number(active!.n),
+          orphanLeases: expired
+        })
+      )
+
+      expect(b.isRunning(), b.output()).toBe(true)
+      expect(settled, JSON.stringify(result)).toBe(true)
+      expect(Number(active!.n)).toBeGreaterThan(0)
+      expect(result).toMatchObject({
+        runsPushed: 300,
+        lost: 0,
+        duplicated: 0,
+        stuck: 0,
+        terminalTwice: 0,
+        missingRetries: 0,
+        missingDeliveries: 0,
+        strayDeliveries: 0,
+        notDelivered: 0,
+        receiverMissing: 0,
+        receiverWrongStatus: 0,
+        outboxLeft: 0,
+        seenAgain: 0,
+        completedTwice: 0,
+        http5xx: 0,
+        malformedErrors: 0
+      })
+      expect(result.deliveryRecords).toBe(result.webhookRuns)
+      expect(stats.serverErrors).toEqual([])
+    }), { timeout: 150_000 })
+})
