@@ -1,14 +1,40 @@
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { HttpLive } from "./App.js"
 import { AppConfig, layer as AppConfigLive } from "./Config/AppConfig.js"
 import * as Logging from "./Config/Logging.js"
 import * as Database from "./Db/Database.js"
 
+/**
+ * The Node server, drained on SIGTERM/SIGINT. `server.close()` (run when the
+ * app's scope closes) stops accepting and waits for open connections, but a
+ * keep-alive connection that goes idle after its last in-flight response
+ * would hold it open for the whole keep-alive timeout: so from the signal on,
+ * responses carry `Connection: close` and idle connections are closed as soon
+ * as they go idle. The app's handler is removed a moment before the listener
+ * closes; a request arriving in between is answered 503 rather than left hanging.
+ */
+const drainingServer = () => {
+  const server = createServer()
+  const drain = () => {
+    setInterval(() => server.closeIdleConnections(), 100).unref()
+    server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
+      if (response.headersSent) return
+      response.setHeader("connection", "close")
+      if (server.listenerCount("request") === 1) {
+        response.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ error: "service is shutting down" }))
+      }
+    })
+  }
+  process.once("SIGTERM", drain)
+  process.once("SIGINT", drain)
+  return server
+}
+
 const ServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  Effect.map(AppConfig, (config) => NodeHttpServer.layer(drainingServer, { port: config.port, host: config.host }))
 )
 
 /**
