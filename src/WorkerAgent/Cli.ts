@@ -1,0 +1,77 @@
+import { FetchHttpClient } from "@effect/platform"
+import { NodeRuntime } from "@effect/platform-node"
+import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Redacted from "effect/Redacted"
+import { runWorker, validateBaseUrl, type WorkerCredentials } from "../WorkerSdk/index.js"
+import { executeRun } from "./Agent.js"
+import { parse, usage, UsageError } from "./Options.js"
+import * as TokenFile from "./TokenFile.js"
+
+/**
+ * `pipeline-worker`: a worker agent that executes each run's `input.command`.
+ * Launched by bin/pipeline-worker.js; SIGTERM or SIGINT stop polling and give
+ * running commands the grace period (NodeRuntime.runMain interrupts the fiber).
+ */
+const program = Effect.gen(function*() {
+  const options = yield* parse(process.argv.slice(2), process.env)
+  if (options.help) return yield* Console.log(usage)
+  // Commands inherit this process's environment: they must never see the worker's credentials.
+  delete process.env.PIPELINE_WORKER_TOKEN
+  delete process.env.PIPELINE_REGISTRATION_TOKEN
+
+  const url = yield* validateBaseUrl(options.url)
+  let credentials: WorkerCredentials | undefined
+  let fromFile = false
+  if (options.token !== undefined && options.workerId !== undefined) {
+    credentials = { workerId: options.workerId, token: Redacted.make(options.token) }
+  } else {
+    const saved = yield* TokenFile.read(options.tokenFile)
+    if (saved !== undefined) {
+      credentials = { workerId: saved.workerId, token: saved.token }
+      fromFile = true
+      yield* Effect.logInfo("using the worker token saved by an earlier registration").pipe(
+        Effect.annotateLogs({ tokenFile: options.tokenFile, workerId: saved.workerId })
+      )
+    } else if (options.registrationToken === undefined) {
+      return yield* Effect.fail(new UsageError({
+        message: `no credentials: give --registration-token wrk_... (or --token wkt_... with --worker-id); ${options.tokenFile} does not exist yet`
+      }))
+    }
+  }
+
+  yield* Effect.logInfo("pipeline-worker starting").pipe(
+    Effect.annotateLogs({ url, concurrency: options.concurrency })
+  )
+  return yield* runWorker({
+    baseUrl: url,
+    credentials,
+    registrationToken: options.registrationToken,
+    label: options.label,
+    concurrency: options.concurrency,
+    shutdownGracePeriod: Duration.seconds(options.shutdownGraceSeconds),
+    handler: executeRun,
+    onRegistered: (registered) =>
+      TokenFile.write(options.tokenFile, registered, url).pipe(
+        Effect.tap(() => Effect.logInfo("worker token saved for the next start").pipe(Effect.annotateLogs({ tokenFile: options.tokenFile }))),
+        // The wrk_ token is spent either way; this session keeps working with the token in memory.
+        Effect.catchAll((error) => Effect.logError(`${error.message}; the next start will need a new registration token`))
+      )
+  }).pipe(
+    Effect.catchTag("WorkerUnauthorized", (error) =>
+      Effect.fail(fromFile
+        ? new UsageError({ message: `${error.message} (token from ${options.tokenFile}: delete that file to register again)` })
+        : error)
+    )
+  )
+})
+
+program.pipe(
+  // One clear line for every error that stops the agent; runMain then exits with code 1.
+  Effect.tapError((error) => Effect.logError(`pipeline-worker stopped: ${error.message}`)),
+  Effect.provide(FetchHttpClient.layer),
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
+  (effect) => NodeRuntime.runMain(effect, { disableErrorReporting: true, disablePrettyLogger: true })
+)

@@ -1,0 +1,109 @@
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import { parseArgs } from "node:util"
+
+/** The `pipeline-worker` options: each flag has an environment variable; the flag wins. */
+export interface CliOptions {
+  readonly url: string
+  readonly token: string | undefined
+  readonly workerId: string | undefined
+  readonly registrationToken: string | undefined
+  readonly tokenFile: string
+  readonly label: string | undefined
+  readonly concurrency: number
+  readonly shutdownGraceSeconds: number
+  readonly help: boolean
+}
+
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+export const usage = `Usage: pipeline-worker --url <service URL> [credentials] [options]
+
+Runs each run's input.command (a shell string, or an argv array) and reports
+the result: exit code 0 is succeeded, anything else failed (stderr becomes the
+run's errorMessage, stdout its shortMessage).
+
+Credentials (one of):
+  --registration-token <wrk_...>  register once; the wkt_ token is kept in --token-file
+                                  (env PIPELINE_REGISTRATION_TOKEN)
+  --token <wkt_...> --worker-id <id>
+                                  an already registered worker
+                                  (env PIPELINE_WORKER_TOKEN, PIPELINE_WORKER_ID)
+  (none)                          reuse the token saved in --token-file
+
+Options:
+  --url <url>                     the service's origin, e.g. http://localhost:3000 (env PIPELINE_URL)
+  --token-file <path>             where the worker token is kept, mode 0600
+                                  (env PIPELINE_TOKEN_FILE, default ./.pipeline-worker-token)
+  --label <text>                  label of a newly registered worker (env PIPELINE_WORKER_LABEL)
+  --concurrency <n>               runs executed at the same time (env PIPELINE_CONCURRENCY, default 1)
+  --shutdown-grace <seconds>      on SIGTERM, how long running commands may still finish
+                                  (env PIPELINE_SHUTDOWN_GRACE_SECONDS, default 30)
+  -h, --help                      show this help
+`
+
+const positiveInt = (name: string, raw: string | undefined, fallback: number, min: number) =>
+  Effect.gen(function*() {
+    if (raw === undefined || raw === "") return fallback
+    const n = Number(raw)
+    if (!Number.isInteger(n) || n < min || n > 10_000) {
+      return yield* Effect.fail(new UsageError({ message: `${name} must be an integer from ${min} to 10000, got "${raw}"` }))
+    }
+    return n
+  })
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value.trim()
+
+/** Flags from `argv`, falling back to `env`; malformed input is a `UsageError`. */
+export const parse = (argv: ReadonlyArray<string>, env: Record<string, string | undefined>): Effect.Effect<CliOptions, UsageError> =>
+  Effect.gen(function*() {
+    const parsed = yield* Effect.try({
+      try: () =>
+        parseArgs({
+          args: [...argv],
+          strict: true,
+          allowPositionals: false,
+          options: {
+            url: { type: "string" },
+            token: { type: "string" },
+            "worker-id": { type: "string" },
+            "registration-token": { type: "string" },
+            "token-file": { type: "string" },
+            label: { type: "string" },
+            concurrency: { type: "string" },
+            "shutdown-grace": { type: "string" },
+            help: { type: "boolean", short: "h" }
+          }
+        }).values,
+      catch: (error) => new UsageError({ message: error instanceof Error ? error.message : String(error) })
+    })
+    const help = parsed.help === true
+    const url = nonEmpty(parsed.url ?? env.PIPELINE_URL)
+    if (url === undefined && !help) {
+      return yield* Effect.fail(new UsageError({ message: "--url (or PIPELINE_URL) is required: the service's origin, e.g. http://localhost:3000" }))
+    }
+    const token = nonEmpty(parsed.token ?? env.PIPELINE_WORKER_TOKEN)
+    const workerId = nonEmpty(parsed["worker-id"] ?? env.PIPELINE_WORKER_ID)
+    const registrationToken = nonEmpty(parsed["registration-token"] ?? env.PIPELINE_REGISTRATION_TOKEN)
+    if (token !== undefined && !token.startsWith("wkt_")) {
+      return yield* Effect.fail(new UsageError({ message: "--token must be a wkt_ worker token" }))
+    }
+    if (token !== undefined && workerId === undefined) {
+      return yield* Effect.fail(new UsageError({ message: "--token needs --worker-id (or PIPELINE_WORKER_ID): the id the registration answered" }))
+    }
+    if (registrationToken !== undefined && !registrationToken.startsWith("wrk_")) {
+      return yield* Effect.fail(new UsageError({ message: "--registration-token must be a wrk_ registration token" }))
+    }
+    return {
+      url: url ?? "",
+      token,
+      workerId,
+      registrationToken,
+      tokenFile: nonEmpty(parsed["token-file"] ?? env.PIPELINE_TOKEN_FILE) ?? "./.pipeline-worker-token",
+      label: nonEmpty(parsed.label ?? env.PIPELINE_WORKER_LABEL),
+      concurrency: yield* positiveInt("--concurrency", parsed.concurrency ?? env.PIPELINE_CONCURRENCY, 1, 1),
+      shutdownGraceSeconds: yield* positiveInt("--shutdown-grace", parsed["shutdown-grace"] ?? env.PIPELINE_SHUTDOWN_GRACE_SECONDS, 30, 0),
+      help
+    } satisfies CliOptions
+  })

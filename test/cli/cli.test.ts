@@ -1,0 +1,181 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { expect, layer as withLayer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { createTrigger, mintRegistrationToken, registerWorker, setupEnvironment } from "../support/Fixtures.js"
+import { layer } from "../support/TestApp.js"
+import { isTerminal, readRun, requestRun, serverUrl, waitForRun } from "../sdk/support.js"
+import { alive, exitCode, startAgent, waitForOutput } from "./support.js"
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "pipeline-worker-test-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+/** A port that was free a moment ago (listen on 0, read it, close). */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
+
+withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) => {
+  it.scoped("registers, runs shell commands (stdout → shortMessage, stderr → errorMessage), keeps its token for the next start", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const url = yield* serverUrl
+      const dir = yield* tempDir
+      const registrationToken = yield* mintRegistrationToken(env)
+      const args = ["--url", url, "--label", "cli-test"]
+      const agentEnv = { PIPELINE_REGISTRATION_TOKEN: registrationToken }
+
+      const first = yield* startAgent(args, { cwd: dir, env: agentEnv })
+      yield* waitForOutput(first, /worker polling for runs/)
+      const tokenFile = path.join(dir, ".pipeline-worker-token")
+      const saved = JSON.parse(fs.readFileSync(tokenFile, "utf8"))
+      expect(saved.token).toMatch(/^wkt_/)
+      expect(fs.statSync(tokenFile).mode & 0o777).toBe(0o600)
+      expect(first.output()).not.toContain(saved.token)
+      expect(first.output()).not.toContain(registrationToken)
+
+      const hello = yield* createTrigger(env, { name: "hello", input: { command: "echo hello" } })
+      const helloRun = yield* requestRun(env, hello.id)
+      const done = yield* waitForRun(env, hello.id, helloRun, isTerminal)
+      expect(done).toMatchObject({ status: "succeeded", shortMessage: "hello", errorMessage: null, faultClass: "none", workerId: saved.workerId })
+
+      // The run's input reaches the command on stdin and in PIPELINE_INPUT; the agent's credentials do not.
+      const echo = yield* createTrigger(env, {
+        name: "inputs",
+        input: { command: "printf '%s\\n' \"$PIPELINE_RUN_ID\" \"$PIPELINE_TRIGGER_ID\" \"${PIPELINE_REGISTRATION_TOKEN:-none}\"; cat; printf '\\n%s' \"$PIPELINE_INPUT\"", x: 1 }
+      })
+      const echoRun = yield* requestRun(env, echo.id)
+      const echoed = yield* waitForRun(env, echo.id, echoRun, isTerminal)
+      expect(echoed.status).toBe("succeeded")
+      const [runId, triggerId, secret, stdin, envInput] = (echoed.shortMessage as string).split("\n")
+      expect([runId, triggerId, secret]).toEqual([echoRun, echo.id, "none"])
+      expect(JSON.parse(stdin!)).toEqual(echoed.input)
+      expect(JSON.parse(envInput!)).toEqual(echoed.input)
+      expect(echoed.input.x).toBe(1)
+
+      // SIGTERM: stops cleanly (exit 0).
+      first.child.kill("SIGTERM")
+      expect(yield* exitCode(first)).toBe(0)
+
+      // Second start with the same (now spent) registration token: reuses the saved worker token.
+      const second = yield* startAgent(args, { cwd: dir, env: agentEnv })
+      yield* waitForOutput(second, /using the worker token saved/)
+      const failing = yield* createTrigger(env, { name: "failing", input: { command: "echo partial; echo boom >&2; exit 3" } })
+      const failRun = yield* requestRun(env, failing.id)
+      const failed = yield* waitForRun(env, failing.id, failRun, isTerminal)
+      expect(failed).toMatchObject({ status: "failed", shortMessage: "partial", errorMessage: "boom", faultClass: "client", workerId: saved.workerId })
+
+      // An argv array runs without a shell; a run without a command fails with a clear message.
+      const argv = yield* createTrigger(env, { name: "argv", input: { command: ["/bin/echo", "$HOME is not expanded"] } })
+      const argvRun = yield* requestRun(env, argv.id)
+      expect(yield* waitForRun(env, argv.id, argvRun, isTerminal)).toMatchObject({ status: "succeeded", shortMessage: "$HOME is not expanded" })
+      const silent = yield* createTrigger(env, { name: "no command", input: { table: "orders" } })
+      const silentRun = yield* requestRun(env, silent.id)
+      const noCommand = yield* waitForRun(env, silent.id, silentRun, isTerminal)
+      expect(noCommand.status).toBe("failed")
+      expect(noCommand.errorMessage).toContain("the run has no command")
+      second.child.kill("SIGTERM")
+      expect(yield* exitCode(second)).toBe(0)
+    }), 90_000)
+
+  it.scoped("kills the process tree when the trigger's timeoutSeconds passes; the run ends timed_out", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const url = yield* serverUrl
+      const dir = yield* tempDir
+      const { token, workerId } = yield* registerWorker(env)
+      const agent = yield* startAgent(["--url", url, "--worker-id", workerId], { cwd: dir, env: { PIPELINE_WORKER_TOKEN: token } })
+      yield* waitForOutput(agent, /worker polling for runs/)
+      const pidFile = path.join(dir, "sleep.pid")
+      const trigger = yield* createTrigger(env, {
+        name: "slow",
+        timeoutSeconds: 1,
+        input: { command: `sleep 30 & echo $! > ${pidFile}; wait` }
+      })
+      const runId = yield* requestRun(env, trigger.id)
+      const run = yield* waitForRun(env, trigger.id, runId, isTerminal)
+      expect(run).toMatchObject({ status: "timed_out", faultClass: "client" })
+      const pid = Number(fs.readFileSync(pidFile, "utf8").trim())
+      expect(pid).toBeGreaterThan(0)
+      // The grandchild `sleep` is gone too: the whole process group was killed.
+      yield* Effect.suspend(() => alive(pid) ? Effect.fail("alive") : Effect.void).pipe(
+        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("5 seconds")))
+      )
+      expect(alive(pid)).toBe(false)
+      // The agent keeps working afterwards.
+      const quick = yield* createTrigger(env, { name: "quick", input: { command: "echo still here" } })
+      const quickRun = yield* requestRun(env, quick.id)
+      expect(yield* waitForRun(env, quick.id, quickRun, isTerminal)).toMatchObject({ status: "succeeded", shortMessage: "still here" })
+    }), 60_000)
+
+  it.scoped("SIGTERM lets a running command finish before the agent exits", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const url = yield* serverUrl
+      const dir = yield* tempDir
+      const { token, workerId } = yield* registerWorker(env)
+      const agent = yield* startAgent(["--url", url, "--token", token, "--worker-id", workerId], { cwd: dir })
+      yield* waitForOutput(agent, /worker polling for runs/)
+      const trigger = yield* createTrigger(env, { name: "finishing", input: { command: "sleep 1.5; echo finished" } })
+      const runId = yield* requestRun(env, trigger.id)
+      yield* waitForRun(env, trigger.id, runId, (r) => r.status === "running")
+      agent.child.kill("SIGTERM")
+      expect(yield* exitCode(agent)).toBe(0)
+      expect(yield* readRun(env, trigger.id, runId)).toMatchObject({ status: "succeeded", shortMessage: "finished" })
+      expect(agent.output()).toContain("stopped polling")
+    }), 60_000)
+
+  it.scoped("a revoked or invalid worker token: exits non-zero with a clear message", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const url = yield* serverUrl
+      const dir = yield* tempDir
+      const { token, workerId } = yield* registerWorker(env)
+      // No endpoint deletes a worker yet; removing its row is what revocation amounts to.
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM workers WHERE id = ${workerId}`.pipe(Effect.orDie)
+
+      const revoked = yield* startAgent(["--url", url, "--token", token, "--worker-id", workerId], { cwd: dir })
+      expect(yield* exitCode(revoked)).toBe(1)
+      expect(revoked.output()).toContain("worker token refused (401)")
+      expect(revoked.output()).not.toContain(token)
+
+      // A saved token that no longer works names the file to delete.
+      fs.writeFileSync(path.join(dir, ".pipeline-worker-token"), JSON.stringify({ workerId, token, url }), { mode: 0o600 })
+      const saved = yield* startAgent(["--url", url], { cwd: dir })
+      expect(yield* exitCode(saved)).toBe(1)
+      expect(saved.output()).toContain("delete that file to register again")
+
+      const spent = yield* startAgent(["--url", url, "--registration-token", "wrk_never-minted", "--token-file", path.join(dir, "other")], { cwd: dir })
+      expect(yield* exitCode(spent)).toBe(1)
+      expect(spent.output()).toContain("registration token refused")
+    }), 60_000)
+
+  it.scoped("a bad URL exits at once; an unreachable server is retried with backoff and logged", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const bad = yield* startAgent(["--url", "localhost:3000", "--registration-token", "wrk_x"], { cwd: dir })
+      expect(yield* exitCode(bad)).toBe(1)
+      expect(bad.output()).toContain("invalid service URL")
+
+      // A port nobody listens on: the agent keeps trying instead of exiting.
+      const port = yield* Effect.promise(() => freePort())
+      const closed = yield* startAgent(["--url", `http://127.0.0.1:${port}`, "--registration-token", "wrk_x"], { cwd: dir })
+      yield* waitForOutput(closed, /connecting to the service failed, retrying with backoff/)
+      yield* waitForOutput(closed, /ECONNREFUSED/)
+      expect(closed.child.exitCode).toBeNull()
+      closed.child.kill("SIGTERM")
+      expect(yield* exitCode(closed)).toBe(0)
+    }), 60_000)
+})
