@@ -1,36 +1,24 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import fc from "fast-check"
+import { createTrigger, registerWorker, setupEnvironment } from "../support/Fixtures.js"
 import { call, layer, registerUser, type RequestOptions } from "../support/TestApp.js"
+import { snapshot } from "./snapshot.js"
 
 /**
  * Property-based bad input: random and malformed paths, query strings,
  * headers and bodies against every endpoint of the OpenAPI document, with and
  * without valid credentials. Never a 5xx, always the `{error}` body on 4xx,
  * and a rejected request changes no stored data.
+ *
+ * The second property uses real credentials (the owner's cookie, an admin
+ * `pwk_` key, a `wkt_` worker token) and real ids in the path segments (the
+ * workspace, environment, trigger, worker, run, key and user), so requests
+ * pass authentication and lookups and reach deep into the handlers.
  */
 
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE"
-
-// Rows as JSON minus the columns that legitimately move on any authenticated
-// call (contact and key-usage timestamps) and the login-throttle table.
-const tables = [
-  "users", "workspaces", "environments", "members", "api_keys", "audit_log", "workers",
-  "triggers", "runs", "webhook_outbox", "webhook_deliveries", "sessions"
-]
-const snapshot = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const parts: Array<string> = []
-  for (const table of tables) {
-    const rows = yield* sql.unsafe<{ n: string; h: string | null }>(
-      `SELECT count(*)::text AS n, md5(string_agg((to_jsonb(t) - 'last_used_at' - 'last_seen_at')::text, ',' ORDER BY (to_jsonb(t)::text))) AS h FROM ${table} t`
-    )
-    parts.push(`${table}:${rows[0]!.n}:${rows[0]!.h ?? ""}`)
-  }
-  return parts.join("|")
-}).pipe(Effect.orDie)
 
 const weirdSegment = fc.oneof(
   fc.uuid(),
@@ -85,7 +73,43 @@ const endpointsOf = (spec: any): ReadonlyArray<Endpoint> =>
       .map((m) => ({ method: m.toUpperCase() as Method, template }))
   )
 
-withLayer(layer(), { excludeTestServices: true })("fuzz", (it) => {
+interface Outcome {
+  requests: number
+  readonly statuses: Map<number, number>
+}
+
+/** The property's body: one request, then the assertions every answer must meet. */
+const check = (run: <A>(effect: Effect.Effect<A, never, any>) => Promise<A>, outcome: Outcome) =>
+async (
+  endpoint: Endpoint,
+  path: string,
+  query: Record<string, string>,
+  payload: Pick<RequestOptions, "body" | "rawBody">,
+  creds: Pick<RequestOptions, "cookie" | "bearer" | "noOrigin">,
+  headers: Record<string, string>
+) => {
+  const qs = new URLSearchParams(query).toString()
+  const before = await run(snapshot)
+  const res = await run(call(endpoint.method, qs ? `${path}?${qs}` : path, { ...creds, ...payload, headers }))
+  outcome.requests++
+  outcome.statuses.set(res.status, (outcome.statuses.get(res.status) ?? 0) + 1)
+  expect(res.status, `${endpoint.method} ${path}?${qs} → ${res.status} ${JSON.stringify(res.body)}`).toBeLessThan(500)
+  if (res.status >= 400) {
+    expect(typeof res.body?.error, JSON.stringify(res.body)).toBe("string")
+    expect(await run(snapshot), `${endpoint.method} ${path}?${qs} → ${res.status} changed stored data`).toBe(before)
+  }
+}
+
+const headerDictionary = fc.dictionary(
+  fc.constantFrom("idempotency-key", "content-type", "origin", "x-forwarded-for"),
+  fc.string({ maxLength: 300 }).map((s) => s.replace(/[^\x20-\x7e]/g, "")),
+  { maxKeys: 2 }
+)
+
+const queryKeys = ["limit", "cursor", "status", "from", "to", "workerId", "email", "action", "actions", "targetId", "wait", "max", "claim"] as const
+
+// Long enough for the whole file: no claim deadline or offline worker moves a run mid-property.
+withLayer(layer({ claimTimeoutSeconds: 3600, workerOfflineAfterSeconds: 3600 }), { excludeTestServices: true })("fuzz", (it) => {
   describe("bad input on every endpoint", () => {
     it.effect("never a 5xx, always {error}, and rejected requests change nothing", () =>
       Effect.gen(function*() {
@@ -103,37 +127,167 @@ withLayer(layer(), { excludeTestServices: true })("fuzz", (it) => {
           { bearer: "wkt_forged" },
           { cookie: "auth_token=garbage" }
         )
-        let requests = 0
-        const statuses = new Map<number, number>()
+        const outcome: Outcome = { requests: 0, statuses: new Map() }
+        const property = check(run, outcome)
         yield* Effect.promise(() =>
           fc.assert(
             fc.asyncProperty(
               fc.constantFrom(...endpoints),
               fc.array(weirdSegment, { minLength: 4, maxLength: 4 }),
-              fc.dictionary(fc.constantFrom("limit", "cursor", "status", "from", "to", "workerId", "email", "action", "actions", "targetId", "wait", "max", "claim"), weirdValue, { maxKeys: 4 }),
+              fc.dictionary(fc.constantFrom(...queryKeys), weirdValue, { maxKeys: 4 }),
               fc.oneof(weirdBody.map((b) => ({ body: b })), rawBody.map((r) => ({ rawBody: r }))),
               credentials,
-              fc.dictionary(fc.constantFrom("idempotency-key", "content-type", "origin", "x-forwarded-for"), fc.string({ maxLength: 300 }).map((s) => s.replace(/[^\x20-\x7e]/g, "")), { maxKeys: 2 }),
+              headerDictionary,
               async (endpoint, segments, query, payload, creds, headers) => {
                 let i = 0
                 const path = endpoint.template.replace(/\{[^}]+\}/g, () => segments[i++ % segments.length]!)
-                const qs = new URLSearchParams(query).toString()
-                const before = await run(snapshot)
-                const res = await run(call(endpoint.method, qs ? `${path}?${qs}` : path, { ...creds, ...payload, headers }))
-                requests++
-                statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
-                expect(res.status, `${endpoint.method} ${path}?${qs} → ${res.status} ${JSON.stringify(res.body)}`).toBeLessThan(500)
-                if (res.status >= 400) {
-                  expect(typeof res.body?.error, JSON.stringify(res.body)).toBe("string")
-                  expect(await run(snapshot)).toBe(before)
-                }
+                await property(endpoint, path, query, payload, creds, headers)
               }
             ),
             { numRuns: 400, seed: Number(process.env.FUZZ_SEED ?? 20261122) }
           )
         )
-        expect(requests).toBeGreaterThanOrEqual(400)
-        yield* Effect.logInfo("fuzz statuses", Object.fromEntries(statuses))
+        expect(outcome.requests).toBeGreaterThanOrEqual(400)
+        yield* Effect.logInfo("fuzz statuses").pipe(
+          Effect.annotateLogs({ requests: outcome.requests, statuses: JSON.stringify(Object.fromEntries(outcome.statuses)) })
+        )
+      }))
+
+    it.effect("with valid credentials and real ids: still never a 5xx, and rejections change nothing", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment("fuzz-deep")
+        const key = yield* call("POST", `/api/v1/environments/${env.environmentId}/api-keys`, {
+          cookie: env.user.cookie,
+          body: { name: "fuzz", prefix: "pwk", role: "admin" }
+        })
+        expect(key.status).toBe(201)
+        const worker = yield* registerWorker(env, "fuzz-worker")
+        // Long clocks: a run the fuzzer claims or starts must not time out while it runs.
+        const trigger = yield* createTrigger(env, { name: "fuzz", timeoutSeconds: 86400, heartbeatTimeoutSeconds: 3600 })
+        const created = yield* call("POST", `/api/v1/triggers/${trigger.id}/run`, { cookie: env.user.cookie })
+        expect(created.status).toBe(201)
+        const runId = created.body.id as string
+        let assigned = false
+        for (let n = 0; n < 50 && !assigned; n++) {
+          const peek = yield* call("GET", `/api/v1/workers/${worker.workerId}/poll`, { bearer: worker.token })
+          assigned = peek.body.runs.some((r: { id: string }) => r.id === runId)
+          if (!assigned) yield* Effect.sleep("100 millis")
+        }
+        expect(assigned).toBe(true)
+
+        const ids = {
+          workspace: env.workspaceId,
+          environment: env.environmentId,
+          trigger: trigger.id,
+          worker: worker.workerId,
+          run: runId,
+          key: key.body.id as string,
+          user: env.user.id
+        }
+        // The id a path parameter names, so most requests pass the lookups.
+        const rightId = (template: string, param: string): string => {
+          switch (param) {
+            case "wsId": return ids.workspace
+            case "envId": return ids.environment
+            case "keyId": return ids.key
+            case "userId": return ids.user
+            case "workerId": return ids.worker
+            case "runId": return ids.run
+            default:
+              return template.startsWith("/api/v1/triggers/")
+                ? ids.trigger
+                : template.startsWith("/api/v1/workers/")
+                ? ids.worker
+                : ids.environment
+          }
+        }
+        // Deleting the environment or the fuzzer's own key would end the deep exploration
+        // early; both have their own tests (tenancy, api keys).
+        const keepsItsTarget = (endpoint: Endpoint) =>
+          endpoint.method === "DELETE" && (endpoint.template === "/api/v1/environments/{id}" || endpoint.template.endsWith("/api-keys/{keyId}"))
+
+        const spec = (yield* call("GET", "/api/v1/openapi.json")).body
+        const endpoints = endpointsOf(spec)
+        const runtime = yield* Effect.runtime<any>()
+        const run = <A>(effect: Effect.Effect<A, never, any>) => Runtime.runPromise(runtime)(effect)
+        type Credentials = Pick<RequestOptions, "cookie" | "bearer" | "noOrigin">
+        // Mostly the credential the endpoint takes, so requests get past authentication.
+        const credentialsFor = (endpoint: Endpoint) => {
+          const workerRoute = endpoint.template.startsWith("/api/v1/workers/{id}")
+          return fc.oneof(
+            { weight: workerRoute ? 1 : 4, arbitrary: fc.constant<Credentials>({ cookie: env.user.cookie }) },
+            { weight: workerRoute ? 1 : 4, arbitrary: fc.constant<Credentials>({ bearer: key.body.token as string }) },
+            { weight: workerRoute ? 8 : 1, arbitrary: fc.constant<Credentials>({ bearer: worker.token }) },
+            { weight: 1, arbitrary: fc.constant<Credentials>({ cookie: env.user.cookie, noOrigin: true }) },
+            { weight: 1, arbitrary: fc.constant<Credentials>({}) }
+          )
+        }
+        // Bodies close to valid ones, so the handlers' own checks (not only decoding) are exercised.
+        const plausibleBody = fc.record({
+          name: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constant("x".repeat(201))),
+          status: fc.constantFrom("succeeded", "failed", "running"),
+          stdout: fc.string({ maxLength: 50 }),
+          role: fc.constantFrom("viewer", "operator", "admin", "owner"),
+          prefix: fc.constantFrom("pwk", "wrk"),
+          userId: fc.constantFrom(env.user.id, "01900000-0000-7000-8000-000000000000"),
+          label: fc.string({ minLength: 1, maxLength: 20 }),
+          costUsd: fc.constantFrom("0.01", "12.5", "0.123456789"),
+          faultClass: fc.constantFrom("infra", "client", "none"),
+          timeoutSeconds: fc.integer({ min: 0, max: 90_000 }),
+          maxRetries: fc.integer({ min: -1, max: 11 }),
+          workerId: fc.constantFrom(worker.workerId, null),
+          webhookUrl: fc.constantFrom("https://example.com/hook", null, "http://127.0.0.1/hook"),
+          webhookSecret: fc.constantFrom("", "short", "a-webhook-secret-long-enough"),
+          input: fc.jsonValue({ maxDepth: 2 })
+        }, { requiredKeys: [] })
+        const anyId = fc.constantFrom(...Object.values(ids))
+        const segment = (template: string, param: string, destructive: boolean) =>
+          fc.oneof(
+            { weight: destructive ? 0 : 6, arbitrary: fc.constant(rightId(template, param)) },
+            { weight: 1, arbitrary: destructive ? weirdSegment : anyId },
+            { weight: 2, arbitrary: weirdSegment }
+          )
+        const request = fc.constantFrom(...endpoints).chain((endpoint) => {
+          const params = [...endpoint.template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!)
+          return fc.tuple(
+            fc.constant(endpoint),
+            fc.tuple(...params.map((p) => segment(endpoint.template, p, keepsItsTarget(endpoint)))).map((values) => {
+              let i = 0
+              return endpoint.template.replace(/\{[^}]+\}/g, () => values[i++]!)
+            }),
+            credentialsFor(endpoint)
+          )
+        })
+        const value = fc.oneof(weirdValue, anyId, fc.constantFrom("1", "50", "200", "queued", "assigned", "succeeded", "true", "2026-01-01T00:00:00.000Z"))
+        const outcome: Outcome = { requests: 0, statuses: new Map() }
+        const property = check(run, outcome)
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(
+              request,
+              fc.dictionary(fc.constantFrom(...queryKeys), value, { maxKeys: 4 }),
+              fc.oneof(
+                { weight: 3, arbitrary: plausibleBody.map((b) => ({ body: b as unknown })) },
+                { weight: 2, arbitrary: weirdBody.map((b) => ({ body: b })) },
+                { weight: 1, arbitrary: rawBody.map((r) => ({ rawBody: r })) }
+              ),
+              headerDictionary,
+              async ([endpoint, path, creds], query, payload, headers) => {
+                await property(endpoint, path, query, payload, creds, headers)
+              }
+            ),
+            { numRuns: 400, seed: Number(process.env.FUZZ_SEED ?? 20261122) }
+          )
+        )
+        expect(outcome.requests).toBeGreaterThanOrEqual(400)
+        // The credentials really opened doors: some requests succeeded, some were judged on content.
+        const count = (f: (status: number) => boolean) =>
+          [...outcome.statuses].filter(([s]) => f(s)).reduce((a, [, n]) => a + n, 0)
+        expect(count((s) => s >= 200 && s < 300)).toBeGreaterThan(20)
+        expect(count((s) => s === 400 || s === 409)).toBeGreaterThan(20)
+        yield* Effect.logInfo("deep fuzz statuses").pipe(
+          Effect.annotateLogs({ requests: outcome.requests, statuses: JSON.stringify(Object.fromEntries(outcome.statuses)) })
+        )
       }))
   })
 })
