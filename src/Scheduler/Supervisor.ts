@@ -125,13 +125,15 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     const guarded = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
       effect.pipe(Effect.catchAllCause((cause) => Effect.logWarning(`${what} failed`, cause)))
 
+    // Recovery and the sweep run side by side: a large backlog to recover must
+    // not hold up the sweep (watching a run twice is harmless).
     yield* guarded("supervision recovery", recover).pipe(
-      Effect.zipRight(
-        guarded("supervision sweep", sweep).pipe(
-          Effect.repeat(Schedule.spaced(config.sweepIntervalMillis)),
-          Effect.delay(config.sweepIntervalMillis)
-        )
-      ),
+      Effect.annotateLogs({ service: "Scheduler/Supervisor" }),
+      Effect.forkScoped
+    )
+    yield* guarded("supervision sweep", sweep).pipe(
+      Effect.repeat(Schedule.spaced(config.sweepIntervalMillis)),
+      Effect.delay(config.sweepIntervalMillis),
       Effect.annotateLogs({ service: "Scheduler/Supervisor" }),
       Effect.forkScoped
     )

@@ -1,0 +1,239 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as TestClock from "effect/TestClock"
+import { uuidv7 } from "../../src/Crypto/Ids.js"
+import { RunEvents } from "../../src/Scheduler/RunEvents.js"
+import { Supervisor } from "../../src/Scheduler/Supervisor.js"
+import { WorkerProtocol } from "../../src/Scheduler/WorkerProtocol.js"
+import {
+  addTrigger,
+  addWorker,
+  databaseLayer,
+  eventually,
+  requestRun,
+  runState,
+  scheduled,
+  schedulerOnly,
+  seed,
+  settle
+} from "./support.js"
+
+
+/** Large enough that only the per-run fibers act, never the sweep. */
+const noSweep = { sweepIntervalMillis: 3_600_000 }
+
+const statusOf = (runId: string) => runState(runId)
+
+describe("supervision (TestClock)", () => {
+  it.scoped("claim timeout: an assigned run not claimed in time goes back to queued", () =>
+    scheduled(noSweep, (t0) =>
+      Effect.gen(function*() {
+      // Seen 28 s ago: online at assignment, offline (30 s) by the claim deadline, so nobody gets the run again.
+      const env = yield* seed(new Date(t0 - 28_000))
+      const trigger = yield* addTrigger(env.environmentId)
+      const runId = yield* requestRun(trigger, env.userId)
+      yield* (yield* Supervisor).assignAndWatch(env.environmentId)
+      const assigned = yield* statusOf(runId)
+      expect(assigned).toMatchObject({ status: "assigned", worker_id: env.workerId })
+      expect(assigned.deadline_at!.getTime()).toBe(t0 + 3000)
+
+      yield* TestClock.adjust("2 seconds")
+      yield* settle
+      expect((yield* statusOf(runId)).status).toBe("assigned")
+      yield* TestClock.adjust("2 seconds")
+      const released = yield* eventually(statusOf(runId), (r) => r.status === "queued")
+      expect(released).toMatchObject({ worker_id: null, assigned_at: null, deadline_at: null })
+    })))
+
+  it.scoped("claim timeout with an online worker: the run is reassigned with a fresh claim deadline", () =>
+    scheduled(noSweep, (t0) =>
+      Effect.gen(function*() {
+      const env = yield* seed(new Date(t0))
+      const trigger = yield* addTrigger(env.environmentId)
+      const runId = yield* requestRun(trigger, env.userId)
+      yield* (yield* Supervisor).assignAndWatch(env.environmentId)
+      yield* TestClock.adjust("3500 millis")
+      const again = yield* eventually(statusOf(runId), (r) => r.assigned_at !== null && r.assigned_at.getTime() > t0)
+      expect(again.status).toBe("assigned")
+      expect(again.deadline_at!.getTime()).toBe(again.assigned_at!.getTime() + 3000)
+    })))
+
+  it.scoped("no heartbeat after claim: timed_out with faultClass infra, exactly at heartbeatTimeoutSeconds", () =>
+    scheduled(noSweep, (t0) =>
+      Effect.gen(function*() {
+      const env = yield* seed(new Date(t0))
+      const trigger = yield* addTrigger(env.environmentId, { heartbeatTimeoutSeconds: 5 })
+      const runId = yield* requestRun(trigger, env.userId)
+      const protocol = yield* WorkerProtocol
+      const claimed = yield* protocol.poll(env.workerId, env.environmentId, { wait: 0, claim: true, max: 1 })
+      expect(claimed.map((r) => r.id)).toEqual([runId])
+
+      yield* TestClock.adjust("4 seconds")
+      yield* settle
+      expect((yield* statusOf(runId)).status).toBe("claimed")
+      yield* TestClock.adjust("1500 millis")
+      const ended = yield* eventually(statusOf(runId), (r) => r.status === "timed_out")
+      expect(ended.fault_class).toBe("infra")
+      // The fiber fires 1 ms past the deadline (claimedAt + 5 s), not when the test's clock stopped.
+      expect(Number(ended.duration_ms)).toBe(5001)
+    })))
+
+  it.scoped("heartbeats keep a running run alive; silence then times it out (infra)", () =>
+    scheduled(noSweep, (t0) =>
+      Effect.gen(function*() {
+      const env = yield* seed(new Date(t0))
+      const trigger = yield* addTrigger(env.environmentId, { heartbeatTimeoutSeconds: 5 })
+      const runId = yield* requestRun(trigger, env.userId)
+      const protocol = yield* WorkerProtocol
+      yield* protocol.poll(env.workerId, env.environmentId, { wait: 0, claim: true, max: 1 })
+      yield* protocol.start(env.workerId, runId)
+      for (let i = 0; i < 4; i++) {
+        yield* TestClock.adjust("4 seconds")
+        const beat = yield* protocol.heartbeat(env.workerId, runId)
+        expect(beat.deadline_at!.getTime()).toBe(t0 + (i + 1) * 4000 + 5000)
+      }
+      yield* settle
+      expect((yield* statusOf(runId)).status).toBe("running")
+      yield* TestClock.adjust("6 seconds")
+      const ended = yield* eventually(statusOf(runId), (r) => r.status === "timed_out")
+      expect(ended.fault_class).toBe("infra")
+      // A late heartbeat or completion is refused and changes nothing.
+      const late = yield* Effect.flip(protocol.heartbeat(env.workerId, runId))
+      expect(late.error).toMatch(/timed_out/)
+    })))
+
+  it.scoped("running past timeoutSeconds: timed_out with faultClass client, even with heartbeats", () =>
+    scheduled(noSweep, (t0) =>
+      Effect.gen(function*() {
+      const env = yield* seed(new Date(t0))
+      const trigger = yield* addTrigger(env.environmentId, { heartbeatTimeoutSeconds: 5, timeoutSeconds: 10 })
+      const runId = yield* requestRun(trigger, env.userId)
+      const protocol = yield* WorkerProtocol
+      yield* protocol.poll(env.workerId, env.environmentId, { wait: 0, claim: true, max: 1 })
+      yield* protocol.start(env.workerId, runId)
+      yield* TestClock.adjust("4 seconds")
+      yield* protocol.heartbeat(env.workerId, runId)
+      yield* TestClock.adjust("4 seconds")
+      const capped = yield* protocol.heartbeat(env.workerId, runId)
+      // The heartbeat deadline (t0 + 13 s) is capped by the execution deadline (t0 + 10 s).
+      expect(capped.deadline_at!.getTime()).toBe(t0 + 10_000)
+      yield* TestClock.adjust("2100 millis")
+      const ended = yield* eventually(statusOf(runId), (r) => r.status === "timed_out")
+      expect(ended.fault_class).toBe("client")
+      // startedAt + timeoutSeconds, plus the fiber's 1 ms.
+      expect(Number(ended.duration_ms)).toBe(10_001)
+    })))
+
+  it.scoped("a timed-out run with retries left: new queued run (attempt + 1), outbox row and a RunEvents event in one go", () =>
+    scheduled(noSweep, (t0) =>
+      Effect.gen(function*() {
+      const env = yield* seed(new Date(t0))
+      const trigger = yield* addTrigger(env.environmentId, { maxRetries: 1, webhookUrl: "https://hooks.example.com/x" })
+      const runId = yield* requestRun(trigger, env.userId)
+      const events = yield* (yield* RunEvents).subscribe
+      const protocol = yield* WorkerProtocol
+      yield* protocol.poll(env.workerId, env.environmentId, { wait: 0, claim: true, max: 1 })
+      yield* TestClock.adjust("6 seconds")
+      const event = yield* Queue.take(events)
+      expect(event).toMatchObject({ id: runId, status: "timed_out", faultClass: "infra" })
+
+      const sql = yield* SqlClient.SqlClient
+      const retries = yield* sql<{ id: string; attempt: number; status: string }>`
+        SELECT id, attempt, status FROM runs WHERE retry_of_run_id = ${runId}`
+      expect(retries).toHaveLength(1)
+      expect(retries[0]!.attempt).toBe(2)
+      // The retry is assigned right away to the (only, online) worker.
+      yield* eventually(statusOf(retries[0]!.id), (r) => r.status === "assigned" && r.worker_id === env.workerId)
+      const outbox = yield* sql<{ payload: string; secret_enc: string | null }>`
+        SELECT payload, secret_enc FROM webhook_outbox WHERE run_id = ${runId}`
+      expect(outbox).toHaveLength(1)
+      expect(outbox[0]!.secret_enc).toBe("k1:sealed")
+      expect(JSON.parse(outbox[0]!.payload)).toMatchObject({ runId, status: "timed_out", faultClass: "infra" })
+
+      // The retry fails too: attempt 2 > maxRetries 1, so no third run.
+      const retryId = retries[0]!.id
+      yield* protocol.claim(env.workerId, retryId)
+      const done = yield* protocol.complete(env.workerId, retryId, { status: "failed" })
+      expect(done.retry).toBeUndefined()
+      expect((yield* Queue.take(events)).id).toBe(retryId)
+      const total = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM runs WHERE trigger_id = ${trigger}`
+      expect(total[0]!.n).toBe(2)
+    })))
+
+  describe("the sweep", () => {
+    it.scoped("supervises runs this instance has no fiber for (another instance's) as their deadline nears", () =>
+      scheduled({}, (t0) =>
+        Effect.gen(function*() {
+        const env = yield* seed(new Date(t0))
+        const trigger = yield* addTrigger(env.environmentId, { heartbeatTimeoutSeconds: 5 })
+        // Written as another instance would: claimed, deadline in 8 s, no fiber here.
+        const sql = yield* SqlClient.SqlClient
+        const runId = uuidv7()
+        yield* sql`
+          INSERT INTO runs (id, trigger_id, environment_id, status, worker_id, timeout_seconds, heartbeat_timeout_seconds,
+                            max_retries, created_at, assigned_at, claimed_at, deadline_at)
+          VALUES (${runId}, ${trigger}, ${env.environmentId}, 'claimed', ${env.workerId}, 3600, 5, 0,
+                  ${new Date(t0).toISOString()}::timestamptz, ${new Date(t0).toISOString()}::timestamptz,
+                  ${new Date(t0).toISOString()}::timestamptz, ${new Date(t0 + 8000).toISOString()}::timestamptz)`
+        const supervisor = yield* Supervisor
+        expect(yield* supervisor.size).toBe(0)
+        // Time passes in steps, as it would: a sweep every second, each looking 5 s ahead.
+        for (let i = 0; i < 4; i++) {
+          yield* TestClock.adjust("1 second")
+          yield* settle
+        }
+        yield* eventually(supervisor.size, (n) => n === 1)
+        yield* TestClock.adjust("4100 millis")
+        const ended = yield* eventually(statusOf(runId), (r) => r.status === "timed_out")
+        expect(ended.fault_class).toBe("infra")
+        yield* eventually(supervisor.size, (n) => n === 0)
+      })))
+
+    it.scoped("runs assigned to a worker that went offline are reassigned to an online one", () =>
+      scheduled({ claimTimeoutSeconds: 30 }, (t0) =>
+        Effect.gen(function*() {
+        const env = yield* seed(new Date(t0))
+        const trigger = yield* addTrigger(env.environmentId)
+        const runId = yield* requestRun(trigger, env.userId)
+        yield* (yield* Supervisor).assignAndWatch(env.environmentId)
+        expect((yield* statusOf(runId)).worker_id).toBe(env.workerId)
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE workers SET last_seen_at = ${new Date(t0 - 60_000).toISOString()}::timestamptz WHERE id = ${env.workerId}`
+        const other = yield* addWorker(env, new Date(t0))
+        yield* TestClock.adjust("1 second")
+        const moved = yield* eventually(statusOf(runId), (r) => r.worker_id === other.workerId)
+        expect(moved.status).toBe("assigned")
+      })))
+  })
+
+  it.scoped("startup: every non-terminal run is supervised again and overdue deadlines fire at once", () =>
+    Effect.gen(function*() {
+      const t0 = Date.now()
+      yield* TestClock.setTime(t0)
+      const env = yield* seed(new Date(t0))
+      const trigger = yield* addTrigger(env.environmentId)
+      const sql = yield* SqlClient.SqlClient
+      const insert = (status: string, deadline: number) =>
+        Effect.gen(function*() {
+          const id = uuidv7()
+          yield* sql`
+            INSERT INTO runs (id, trigger_id, environment_id, status, worker_id, timeout_seconds, heartbeat_timeout_seconds,
+                              max_retries, created_at, claimed_at, started_at, deadline_at)
+            VALUES (${id}, ${trigger}, ${env.environmentId}, ${status}, ${env.workerId}, 3600, 5, 0,
+                    ${new Date(t0 - 60_000).toISOString()}::timestamptz, ${new Date(t0 - 60_000).toISOString()}::timestamptz,
+                    ${status === "running" ? new Date(t0 - 60_000).toISOString() : null}::timestamptz,
+                    ${new Date(deadline).toISOString()}::timestamptz)`
+          return id
+        })
+      const overdue = yield* insert("running", t0 - 10_000)
+      const later = yield* insert("claimed", t0 + 3_600_000)
+      // The scheduler starts only now, on a database that already holds these runs.
+      yield* Effect.gen(function*() {
+        yield* eventually(statusOf(overdue), (r) => r.status === "timed_out")
+        expect((yield* statusOf(later)).status).toBe("claimed")
+        expect(yield* (yield* Supervisor).size).toBe(1)
+      }).pipe(Effect.provide(schedulerOnly(noSweep)))
+    }).pipe(Effect.provide(databaseLayer)))
+})
