@@ -25,7 +25,9 @@ export type Db = SqlClient.SqlClient | Notifications
  * (one PGlite at a time can open it, so a restart closes and reopens it).
  */
 export const databaseLocation = Effect.gen(function*() {
-  if (usingPostgres()) return { _tag: "Postgres", url: yield* freshDatabaseUrl } as const
+  if (usingPostgres()) {
+    return { _tag: "Postgres", url: yield* freshDatabaseUrl.pipe(Effect.provide(Reactivity.layer)) } as const
+  }
   const dir = mkdtempSync(path.join(tmpdir(), "pts-restart-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
   return { _tag: "Pglite", dir } as const
