@@ -4,7 +4,7 @@ import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { closeClient, createDatabase, request, sleep, startReceiver, startService, waitUntil } from "../support/Process.js"
+import { acquireFaultLock, closeClient, releaseFaultLock, createDatabase, request, sleep, startReceiver, startService, waitUntil } from "../support/Process.js"
 import { figures, settle, setupTenant, startLoad, Stats } from "./load.js"
 
 /**
@@ -14,6 +14,9 @@ import { figures, settle, setupTenant, startLoad, Stats } from "./load.js"
  * never a hang), the service must reconnect by itself, and afterwards every
  * run still ends exactly once with one delivery record.
  */
+
+// One fault scenario at a time on this machine (see acquireFaultLock).
+const faultLock = Effect.acquireRelease(Effect.promise(() => acquireFaultLock()), () => Effect.sync(releaseFaultLock))
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterAll(async () => {
@@ -49,8 +52,9 @@ const quietMoment = async (ownDatabase: string, adminQuery: (sql: string) => Pro
   }, 45_000, 200)
 
 describe("database restart", () => {
-  it.live("Postgres restarts mid-load: 503 {error} during the outage, reconnection, nothing lost or stuck", () =>
+  it.scopedLive("Postgres restarts mid-load: 503 {error} during the outage, reconnection, nothing lost or stuck", () =>
     Effect.gen(function*() {
+      yield* faultLock
       const db = yield* Effect.promise(createDatabase)
       cleanups.push(db.drop)
       const receiver = yield* Effect.promise(startReceiver)
@@ -158,5 +162,5 @@ describe("database restart", () => {
       })
       expect(result.deliveryRecords).toBe(result.webhookRuns)
       expect(result.http5xx).toBe(result.http503)
-    }), { timeout: 300_000 })
+    }), { timeout: 420_000 })
 })

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { closeClient, createDatabase, request, sleep, startReceiver, startService, waitUntil } from "../support/Process.js"
+import { acquireFaultLock, closeClient, releaseFaultLock, createDatabase, request, sleep, startReceiver, startService, waitUntil } from "../support/Process.js"
 import { setupTenant, Stats } from "./load.js"
 
 /**
@@ -14,6 +14,9 @@ import { setupTenant, Stats } from "./load.js"
  * SHUTDOWN_TIMEOUT_SECONDS; the next start delivers it, once.
  */
 
+// One fault scenario at a time on this machine (see acquireFaultLock).
+const faultLock = Effect.acquireRelease(Effect.promise(() => acquireFaultLock()), () => Effect.sync(releaseFaultLock))
+
 const cleanups: Array<() => Promise<unknown>> = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
@@ -21,8 +24,9 @@ afterAll(async () => {
 })
 
 describe("graceful shutdown", () => {
-  it.live("SIGTERM: in-flight requests answered, new ones refused, delivery handed back, bounded exit", () =>
+  it.scopedLive("SIGTERM: in-flight requests answered, new ones refused, delivery handed back, bounded exit", () =>
     Effect.gen(function*() {
+      yield* faultLock
       const db = yield* Effect.promise(createDatabase)
       cleanups.push(db.drop)
       const receiver = yield* Effect.promise(startReceiver)
@@ -118,10 +122,11 @@ describe("graceful shutdown", () => {
       expect(receiver.received.get(runId)).toEqual(["succeeded", "succeeded"])
       const stopped = yield* Effect.promise(() => again.stop())
       expect(stopped.code).toBe(0)
-    }), { timeout: 90_000 })
+    }), { timeout: 420_000 })
 
-  it.live("a request outliving SHUTDOWN_TIMEOUT_SECONDS does not hold the process: it exits at the deadline", () =>
+  it.scopedLive("a request outliving SHUTDOWN_TIMEOUT_SECONDS does not hold the process: it exits at the deadline", () =>
     Effect.gen(function*() {
+      yield* faultLock
       const db = yield* Effect.promise(createDatabase)
       cleanups.push(db.drop)
       const service = yield* Effect.promise(() =>
@@ -149,5 +154,5 @@ describe("graceful shutdown", () => {
       expect(exitMs).toBeLessThan(4_000)
       // The 30 s long-poll did not get to finish: the deadline cut it.
       expect(cut.ms).toBeLessThan(10_000)
-    }), { timeout: 60_000 })
+    }), { timeout: 420_000 })
 })

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { closeClient, createDatabase, sleep, startReceiver, startService } from "../support/Process.js"
+import { acquireFaultLock, closeClient, releaseFaultLock, createDatabase, sleep, startReceiver, startService } from "../support/Process.js"
 import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, Stats } from "./load.js"
 
 /**
@@ -14,6 +14,9 @@ import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, St
  * rows), and every run must still end exactly once.
  */
 
+// One fault scenario at a time on this machine (see acquireFaultLock).
+const faultLock = Effect.acquireRelease(Effect.promise(() => acquireFaultLock()), () => Effect.sync(releaseFaultLock))
+
 const cleanups: Array<() => Promise<unknown>> = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
@@ -21,8 +24,9 @@ afterAll(async () => {
 })
 
 describe("two instances", () => {
-  it.live("kill one of two instances mid-load: the other finishes everything, exactly once", () =>
+  it.scopedLive("kill one of two instances mid-load: the other finishes everything, exactly once", () =>
     Effect.gen(function*() {
+      yield* faultLock
       const db = yield* Effect.promise(createDatabase)
       cleanups.push(db.drop)
       const receiver = yield* Effect.promise(startReceiver)
@@ -98,5 +102,5 @@ describe("two instances", () => {
       })
       expect(result.deliveryRecords).toBe(result.webhookRuns)
       expect(stats.serverErrors).toEqual([])
-    }), { timeout: 150_000 })
+    }), { timeout: 420_000 })
 })

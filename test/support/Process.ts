@@ -301,3 +301,39 @@ export const waitUntil = async (check: () => Promise<boolean> | boolean, timeout
     await sleep(everyMs)
   }
 }
+
+const lockPath = path.join(os.tmpdir(), "pts-fault-tests.lock")
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A machine-wide lock, so fault-injection scenarios (which kill processes,
+ * restart the shared Postgres and count every 5xx) never overlap each other
+ * when vitest runs their files in parallel. A lock left by a dead process is
+ * taken over.
+ */
+export const acquireFaultLock = async (timeoutMs = 600_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: "wx" })
+      return
+    } catch {
+      const holder = Number(fs.readFileSync(lockPath, { encoding: "utf8", flag: "a+" }) || 0)
+      if (holder > 0 && !alive(holder)) fs.rmSync(lockPath, { force: true })
+      else if (Date.now() > deadline) throw new Error(`fault-test lock held by ${holder} for ${timeoutMs} ms`)
+      else await sleep(250)
+    }
+  }
+}
+
+export const releaseFaultLock = () => {
+  if (fs.existsSync(lockPath) && fs.readFileSync(lockPath, "utf8") === String(process.pid)) fs.rmSync(lockPath, { force: true })
+}
