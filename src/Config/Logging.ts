@@ -1,4 +1,6 @@
 import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -11,7 +13,17 @@ import * as LogLevel from "effect/LogLevel"
  */
 export const layer = Layer.unwrapEffect(
   Effect.gen(function*() {
-    const level = yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+    // Effect's names (Trace, Debug, Info, Warn, Error, Fatal, None), any case; "warning" is accepted for Warn.
+    const level = yield* Config.string("LOG_LEVEL").pipe(
+      Config.withDefault("Info"),
+      Config.mapOrFail((raw) => {
+        const name = raw.trim().toLowerCase() === "warning" ? "warn" : raw.trim().toLowerCase()
+        const found = LogLevel.allLevels.find((l) => l.label.toLowerCase() === name || l._tag.toLowerCase() === name)
+        return found
+          ? Either.right(found)
+          : Either.left(ConfigError.InvalidData([], `LOG_LEVEL must be one of Trace, Debug, Info, Warn, Error, Fatal, None (got ${raw})`))
+      })
+    )
     const format = yield* Config.literal("logfmt", "json", "pretty", "structured")("LOG_FORMAT").pipe(
       Config.withDefault("logfmt" as const)
     )
