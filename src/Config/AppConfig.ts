@@ -25,6 +25,7 @@ export interface AppConfigShape {
   readonly workerOfflineAfterSeconds: number
   readonly claimTimeoutSeconds: number
   readonly webhookConcurrency: number
+  readonly webhookLeaseSeconds: number
   readonly shutdownTimeoutSeconds: number
 }
 
@@ -69,6 +70,7 @@ export const config = Effect.gen(function*() {
   )
   const claimTimeoutSeconds = yield* Config.integer("CLAIM_TIMEOUT_SECONDS").pipe(Config.withDefault(30))
   const webhookConcurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(64))
+  const webhookLeaseSeconds = yield* Config.integer("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(120))
   const shutdownTimeoutSeconds = yield* Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10))
 
   if (production && (Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt))) {
@@ -97,6 +99,7 @@ export const config = Effect.gen(function*() {
     workerOfflineAfterSeconds,
     claimTimeoutSeconds,
     webhookConcurrency,
+    webhookLeaseSeconds,
     shutdownTimeoutSeconds
   } satisfies AppConfigShape
 })
@@ -121,6 +124,7 @@ export const layerWith = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<
     workerOfflineAfterSeconds: 30,
     claimTimeoutSeconds: 30,
     webhookConcurrency: 64,
+    webhookLeaseSeconds: 120,
     shutdownTimeoutSeconds: 10,
     ...overrides
   })

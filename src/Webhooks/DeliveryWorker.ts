@@ -52,8 +52,8 @@ const errorChars = 1024
  */
 export const run = (options: Partial<DeliveryOptions> = {}) =>
   Effect.gen(function*() {
-    const opts = { ...defaults, ...options }
     const config = yield* AppConfig
+    const opts = { ...defaults, leaseDuration: Duration.seconds(config.webhookLeaseSeconds), ...options }
     const repo = yield* DeliveriesRepo
     const box = yield* SecretBox
     const notifications = yield* Notifications
@@ -80,8 +80,18 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
     let inFlight = 0
     let saturated = false
 
+    // The outcome is known: keep trying to write it through a short database
+    // outage (capped backoff, one minute) rather than leaving the row leased
+    // until the lease expires and sending it again.
+    const finalizeRetry = Schedule.exponential(Duration.millis(200)).pipe(
+      Schedule.either(Schedule.spaced(Duration.seconds(5))),
+      Schedule.upTo(Duration.minutes(1))
+    )
+
     const record = (row: OutboxRow, final: FinalOutcome) =>
       repo.finalize(owner, row, final).pipe(
+        Effect.tapError((error) => Effect.logWarning("webhook outcome not recorded yet; retrying", error.message)),
+        Effect.retry(finalizeRetry),
         Effect.tap((mine) =>
           mine
             ? Effect.logInfo(final.outcome === "delivered" ? "webhook delivered" : "webhook delivery failed").pipe(
