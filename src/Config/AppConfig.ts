@@ -70,7 +70,7 @@ export const config = Effect.gen(function*() {
   )
   const claimTimeoutSeconds = yield* Config.integer("CLAIM_TIMEOUT_SECONDS").pipe(Config.withDefault(30))
   const webhookConcurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(64))
-  const webhookLeaseSeconds = yield* Config.integer("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(120))
+  const webhookLeaseSeconds = yield* Config.integer("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(30))
   const shutdownTimeoutSeconds = yield* Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10))
 
   if (production && (Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt))) {
@@ -124,7 +124,7 @@ export const layerWith = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<
     workerOfflineAfterSeconds: 30,
     claimTimeoutSeconds: 30,
     webhookConcurrency: 64,
-    webhookLeaseSeconds: 120,
+    webhookLeaseSeconds: 30,
     shutdownTimeoutSeconds: 10,
     ...overrides
   })

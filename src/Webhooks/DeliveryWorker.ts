@@ -32,7 +32,7 @@ export interface DeliveryOptions {
 
 export const defaults: DeliveryOptions = {
   attemptTimeout: Duration.seconds(10),
-  leaseDuration: Duration.minutes(2),
+  leaseDuration: Duration.seconds(30),
   sweepInterval: Duration.seconds(5),
   batchSize: 100
 }
