@@ -21,6 +21,9 @@ import { supervision } from "./scenarios/supervision.js"
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 const baseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const mode = process.env.BENCH_DB ?? "both"
+// BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, supervision, graphile.
+const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
+const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
 const machine = {
   cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "unknown"}`,
@@ -41,22 +44,22 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     const plainTrigger = await createTrigger(client, tenant, { workerId: dispatchWorker!.id })
     const common = { client, tenant, receiver, producers: 16 }
 
-    process.stderr.write(`[${label}] warm-up\n`)
-    await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: Math.min(500, sizes.runs), batch: 0, rate: 0 })
-    process.stderr.write(`[${label}] lifecycle, one call per step\n`)
-    const stepwise = await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: sizes.runs, batch: 0, rate: 0 })
-    process.stderr.write(`[${label}] lifecycle, batched poll\n`)
-    const batched = await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: sizes.runs, batch: 20, rate: 0 })
-    process.stderr.write(`[${label}] idle dispatch\n`)
-    const idle = await idleDispatch({ client, tenant, triggerId: plainTrigger, worker: dispatchWorker!, samples: sizes.latency })
-    const best = Math.max(stepwise.runsPerSec, batched.runsPerSec)
+    const step = async <A>(name: string, f: () => Promise<A>): Promise<A | undefined> => {
+      if (!wanted(name)) return undefined
+      process.stderr.write(`[${label}] ${name}\n`)
+      const result = await f()
+      process.stderr.write(`[${label}] ${name}: ${JSON.stringify(result)}\n`)
+      return result
+    }
+    await step("warm-up", () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: Math.min(500, sizes.runs), batch: 0, rate: 0 }))
+    const stepwise = await step("lifecycle", () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: sizes.runs, batch: 0, rate: 0 }))
+    const batched = await step("batched", () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: sizes.runs, batch: 20, rate: 0 }))
+    const idle = await step("idle", () => idleDispatch({ client, tenant, triggerId: plainTrigger, worker: dispatchWorker!, samples: sizes.latency }))
+    const best = Math.max(stepwise?.runsPerSec ?? 0, batched?.runsPerSec ?? 0) || 500
     const loadedRate = Math.round(best * 0.8)
-    process.stderr.write(`[${label}] dispatch at 80% of max (${loadedRate}/s)\n`)
-    const loaded = await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: Math.min(sizes.runs, loadedRate * 5), batch: 20, rate: loadedRate })
-    process.stderr.write(`[${label}] webhook latency at 500/s\n`)
-    const webhook500 = await lifecycle({ ...common, workers, triggerId: hookTrigger, runs: 2500, batch: 20, rate: 500 })
-    process.stderr.write(`[${label}] supervision of ${sizes.supervise} running runs\n`)
-    const supervised = await supervision({
+    const loaded = await step("loaded", () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: Math.min(sizes.runs, loadedRate * 5), batch: 20, rate: loadedRate }))
+    const webhook500 = await step("webhook", () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: 2500, batch: 20, rate: 500 }))
+    const supervised = await step("supervision", () => supervision({
       client,
       service,
       tenant,
@@ -64,8 +67,8 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
       runs: sizes.supervise,
       heartbeatTimeoutSeconds: 10,
       createTrigger: (fields) => createTrigger(client, tenant, fields)
-    })
-    return { stepwise, batched, idle, loaded: { rate: loadedRate, ...loaded }, webhook500, supervised }
+    }))
+    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, supervised }
   } finally {
     client.close()
     await receiver.close()
@@ -80,17 +83,25 @@ const main = async () => {
     const serviceDb = await createDatabase(baseUrl, "pts_bench")
     machine.postgres = serverVersion
     results.postgres = await passOn("postgres", { DATABASE_URL: serviceDb }, sizes)
-    process.stderr.write("[reference] graphile-worker\n")
-    const graphileDb = await createDatabase(baseUrl, "pts_bench_graphile")
-    results.graphile = await benchGraphile(graphileDb, { jobs: sizes.runs, concurrency: sizes.workers, latencySamples: 1000 })
+    save(results)
+    if (wanted("graphile")) {
+      process.stderr.write("[reference] graphile-worker\n")
+      const graphileDb = await createDatabase(baseUrl, "pts_bench_graphile")
+      results.graphile = await benchGraphile(graphileDb, { jobs: sizes.runs, concurrency: sizes.workers, latencySamples: 1000 })
+      save(results)
+    }
   }
   if (mode === "both" || mode === "embedded") {
     const sizes = { runs: 1000, workers: 4, supervise: 2000, latency: 200 }
     results.embedded = await passOn("embedded", { DATABASE_URL: "" }, sizes)
   }
+  save(results)
+  printTable(results)
+}
+
+const save = (results: unknown) => {
   fs.mkdirSync("bench/results", { recursive: true })
   fs.writeFileSync("bench/results/latest.json", JSON.stringify(results, null, 2))
-  printTable(results)
 }
 
 const printTable = (r: any) => {
@@ -98,7 +109,7 @@ const printTable = (r: any) => {
   const add = (metric: string, ours: unknown, reference = "") => rows.push([metric, String(ours), reference])
   for (const db of ["postgres", "embedded"]) {
     const x = r[db]
-    if (!x) continue
+    if (!x || !x.stepwise || !x.batched || !x.idle || !x.loaded || !x.webhook500 || !x.supervised) continue
     const g = db === "postgres" ? r.graphile : undefined
     const ratio = (v: number, ref: number) => (ref ? ` (${(v / ref).toFixed(2)}×)` : "")
     add(`[${db}] lifecycle runs/s, one call per step`, `${x.stepwise.runsPerSec}${g ? ratio(x.stepwise.runsPerSec, g.unbatchedJobsPerSec) : ""}`, g ? `graphile unbatched ${Math.round(g.unbatchedJobsPerSec)} jobs/s` : "")

@@ -45,7 +45,9 @@ export const startService = async (env: Record<string, string>): Promise<Service
     ...env
   }
   for (const [k, v] of Object.entries(childEnv)) if (v === "") delete childEnv[k]
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  // BENCH_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=bench/results/prof", profiles the service.
+  const nodeOptions = (process.env.BENCH_NODE_OPTIONS ?? "").split(" ").filter((s) => s.length > 0)
+  const child: ChildProcess = spawn(process.execPath, [...nodeOptions, "--import", "tsx", "src/main.ts"], {
     env: childEnv,
     stdio: ["ignore", "ignore", "inherit"]
   })
