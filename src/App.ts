@@ -33,6 +33,7 @@ import { Triggers } from "./Triggers/Triggers.js"
 import { TriggersRepo } from "./Triggers/TriggersRepo.js"
 import { WorkersLive } from "./Workers/Http.js"
 import { Workers } from "./Workers/Workers.js"
+import { WorkersRepo } from "./Workers/WorkersRepo.js"
 import { DashboardLive } from "./Dashboard/Http.js"
 import { Dashboard } from "./Dashboard/Dashboard.js"
 
@@ -54,6 +55,7 @@ export const ServicesLive = Layer.mergeAll(
   RunsRepo.Default,
   Triggers.Default,
   Workers.Default,
+  WorkersRepo.Default,
   Dashboard.Default
 ).pipe(Layer.provideMerge(Origins.Default))
 

@@ -5,6 +5,7 @@ import { Conflict, NotFound } from "../Domain/Errors.js"
 import { costPattern } from "../Domain/Decimal.js"
 import { Payload } from "../Domain/Schemas.js"
 import { FaultClass, Run } from "../Runs/Run.js"
+import { Worker } from "../Workers/Api.js"
 
 /** What a worker needs to know about the trigger of a run it is handed. */
 export const TriggerSummary = Schema.Struct({
@@ -49,6 +50,12 @@ const RunPath = Schema.Struct({ id: Schema.String, runId: Schema.String })
 
 /** The worker protocol, all behind a `wkt_` bearer token. */
 export class WorkerApi extends HttpApiGroup.make("workerProtocol")
+  .add(
+    HttpApiEndpoint.get("me", "/workers/me")
+      .addSuccess(Worker)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "The worker this `wkt_` token belongs to, so an agent given only its token can find its id.")
+  )
   .add(
     HttpApiEndpoint.get("poll", "/workers/:id/poll")
       .setPath(WorkerPath)

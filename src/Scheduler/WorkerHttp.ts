@@ -4,6 +4,8 @@ import { Api } from "../Api.js"
 import { CurrentWorker } from "../Auth/Security.js"
 import { NotFound, ValidationError } from "../Domain/Errors.js"
 import { isUuid, toRun } from "../Runs/Run.js"
+import { toWorker, WorkersRepo } from "../Workers/WorkersRepo.js"
+import * as Option from "effect/Option"
 import type { PolledRow } from "./Transitions.js"
 import { WorkerProtocol } from "./WorkerProtocol.js"
 
@@ -30,7 +32,17 @@ const ownRun = (path: { readonly id: string; readonly runId: string }) =>
 export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (handlers) =>
   Effect.gen(function*() {
     const protocol = yield* WorkerProtocol
+    const workers = yield* WorkersRepo
     return handlers
+      .handle("me", () =>
+        Effect.gen(function*() {
+          const worker = yield* CurrentWorker
+          const row = yield* workers.findInWorkspace(worker.workspaceId, worker.workerId)
+          return yield* Option.match(row, {
+            onNone: () => Effect.fail(NotFound.of("worker")),
+            onSome: (r) => Effect.succeed(toWorker(r))
+          })
+        }))
       .handle("poll", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const worker = yield* ownWorker(path.id)

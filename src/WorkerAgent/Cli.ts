@@ -5,7 +5,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
-import { runWorker, validateBaseUrl, type WorkerCredentials } from "../WorkerSdk/index.js"
+import { identify, runWorker, validateBaseUrl, type WorkerCredentials } from "../WorkerSdk/index.js"
 import { executeRun } from "./Agent.js"
 import { parse, usage, UsageError } from "./Options.js"
 import * as TokenFile from "./TokenFile.js"
@@ -25,8 +25,11 @@ const program = Effect.gen(function*() {
   const url = yield* validateBaseUrl(options.url)
   let credentials: WorkerCredentials | undefined
   let fromFile = false
-  if (options.token !== undefined && options.workerId !== undefined) {
-    credentials = { workerId: options.workerId, token: Redacted.make(options.token) }
+  if (options.token !== undefined) {
+    // Without --worker-id, the service tells which worker the token belongs to.
+    credentials = options.workerId !== undefined
+      ? { workerId: options.workerId, token: Redacted.make(options.token) }
+      : yield* identify(url, options.token)
   } else {
     const saved = yield* TokenFile.read(options.tokenFile)
     if (saved !== undefined) {
@@ -37,7 +40,7 @@ const program = Effect.gen(function*() {
       )
     } else if (options.registrationToken === undefined) {
       return yield* Effect.fail(new UsageError({
-        message: `no credentials: give --registration-token wrk_... (or --token wkt_... with --worker-id); ${options.tokenFile} does not exist yet`
+        message: `no credentials: give --registration-token wrk_... (or --token wkt_...); ${options.tokenFile} does not exist yet`
       }))
     }
   }

@@ -26,7 +26,7 @@ run's errorMessage, stdout its shortMessage).
 Credentials (one of):
   --registration-token <wrk_...>  register once; the wkt_ token is kept in --token-file
                                   (env PIPELINE_REGISTRATION_TOKEN)
-  --token <wkt_...> --worker-id <id>
+  --token <wkt_...> [--worker-id <id>]
                                   an already registered worker
                                   (env PIPELINE_WORKER_TOKEN, PIPELINE_WORKER_ID)
   (none)                          reuse the token saved in --token-file
@@ -88,9 +88,6 @@ export const parse = (argv: ReadonlyArray<string>, env: Record<string, string | 
     const registrationToken = nonEmpty(parsed["registration-token"] ?? env.PIPELINE_REGISTRATION_TOKEN)
     if (token !== undefined && !token.startsWith("wkt_")) {
       return yield* Effect.fail(new UsageError({ message: "--token must be a wkt_ worker token" }))
-    }
-    if (token !== undefined && workerId === undefined) {
-      return yield* Effect.fail(new UsageError({ message: "--token needs --worker-id (or PIPELINE_WORKER_ID): the id the registration answered" }))
     }
     if (registrationToken !== undefined && !registrationToken.startsWith("wrk_")) {
       return yield* Effect.fail(new UsageError({ message: "--registration-token must be a wrk_ registration token" }))

@@ -155,6 +155,35 @@ export const register = (
     return { workerId: registration.worker.id, token: Redacted.make(registration.token) }
   })
 
+/**
+ * The credentials of the worker a `wkt_` token belongs to (`GET /workers/me`),
+ * for an agent that was given only its token.
+ */
+export const identify = (
+  baseUrl: string,
+  token: string | Redacted.Redacted<string>,
+  options: { readonly retrySchedule?: Schedule.Schedule<unknown, unknown> | undefined } = {}
+): Effect.Effect<WorkerCredentials, WorkerUnauthorized | WorkerConfigError, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const url = yield* validateBaseUrl(baseUrl)
+    const redacted = toRedacted(token)
+    const client = yield* makeClient(url, { bearer: redacted })
+    const worker = yield* retryTransient(
+      client.workerProtocol.me().pipe(Effect.timeout("30 seconds")),
+      "identifying the worker",
+      options.retrySchedule ?? defaultRetrySchedule
+    ).pipe(
+      Effect.catchAll((error) =>
+        Effect.fail(
+          error instanceof Unauthorized || error instanceof NotFound
+            ? new WorkerUnauthorized({ message: "worker token refused: it is unknown or its worker was removed" })
+            : new WorkerConfigError({ message: `could not identify the worker: ${describe(error)}` })
+        )
+      )
+    )
+    return { workerId: worker.id, token: redacted }
+  })
+
 /** How one run ended on this side, before the `complete` call. */
 type Outcome =
   | { readonly _tag: "Done"; readonly result: RunResult }

@@ -21,6 +21,7 @@ export {
   type RunResult,
   runWorker,
   validateBaseUrl,
+  identify,
   type WorkerCredentials,
   type WorkerOptions,
   type WorkerRun

@@ -125,14 +125,15 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const url = yield* serverUrl
       const dir = yield* tempDir
       const { token, workerId } = yield* registerWorker(env)
-      const agent = yield* startAgent(["--url", url, "--token", token, "--worker-id", workerId], { cwd: dir })
+      // Only the token: the agent asks the service which worker it belongs to (GET /workers/me).
+      const agent = yield* startAgent(["--url", url, "--token", token], { cwd: dir })
       yield* waitForOutput(agent, /worker polling for runs/)
       const trigger = yield* createTrigger(env, { name: "finishing", input: { command: "sleep 1.5; echo finished" } })
       const runId = yield* requestRun(env, trigger.id)
       yield* waitForRun(env, trigger.id, runId, (r) => r.status === "running")
       agent.child.kill("SIGTERM")
       expect(yield* exitCode(agent)).toBe(0)
-      expect(yield* readRun(env, trigger.id, runId)).toMatchObject({ status: "succeeded", shortMessage: "finished" })
+      expect(yield* readRun(env, trigger.id, runId)).toMatchObject({ status: "succeeded", shortMessage: "finished", workerId })
       expect(agent.output()).toContain("stopped polling")
     }), 60_000)
 

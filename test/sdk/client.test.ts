@@ -1,8 +1,8 @@
 import { expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { makeClient, NotFound, Unauthorized } from "../../src/index.js"
-import { createTrigger, mintApiKey, setupEnvironment } from "../support/Fixtures.js"
-import { layer, origin } from "../support/TestApp.js"
+import { identify, makeClient, NotFound, Unauthorized, WorkerUnauthorized } from "../../src/index.js"
+import { createTrigger, mintApiKey, registerWorker, setupEnvironment } from "../support/Fixtures.js"
+import { call, layer, origin } from "../support/TestApp.js"
 import { fetchLayer, serverUrl } from "./support.js"
 
 // The client keeps the HttpClient it was made with: fetch to the real port, while
@@ -38,5 +38,23 @@ withLayer(layer(), { excludeTestServices: true })("typed client", (it) => {
       expect(me.id).toBe(env.user.id)
       const ws = yield* client.workspaces.create({ payload: { name: "from the client" } })
       expect(ws.name).toBe("from the client")
+    }))
+
+  it.effect("GET /workers/me names the token's worker; identify() turns a bare wkt_ token into credentials", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env, "who-am-i")
+      const me = yield* call("GET", "/api/v1/workers/me", { bearer: worker.token })
+      expect(me.status).toBe(200)
+      expect(me.body).toMatchObject({ id: worker.workerId, environmentId: env.environmentId, label: "who-am-i", status: "online" })
+      expect((yield* call("GET", "/api/v1/workers/me")).status).toBe(401)
+      const key = yield* mintApiKey(env, "admin")
+      expect((yield* call("GET", "/api/v1/workers/me", { bearer: key })).status).toBe(401)
+
+      const baseUrl = yield* serverUrl
+      const credentials = yield* identify(baseUrl, worker.token).pipe(Effect.provide(fetchLayer))
+      expect(credentials.workerId).toBe(worker.workerId)
+      const refused = yield* identify(baseUrl, "wkt_not-a-real-token").pipe(Effect.provide(fetchLayer), Effect.flip)
+      expect(refused).toBeInstanceOf(WorkerUnauthorized)
     }))
 })
