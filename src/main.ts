@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { HttpLive } from "./App.js"
 import { AppConfig, layer as AppConfigLive } from "./Config/AppConfig.js"
 import * as Logging from "./Config/Logging.js"
+import * as Tracing from "./Config/Tracing.js"
 import * as Database from "./Db/Database.js"
 
 /**
@@ -56,6 +57,7 @@ HttpLive.pipe(
   Layer.merge(ShutdownDeadline),
   Layer.provide(AppConfigLive),
   Layer.provide(Logging.layer),
+  Layer.provide(Tracing.layer),
   Layer.launch,
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

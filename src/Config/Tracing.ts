@@ -1,0 +1,19 @@
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/**
+ * Effect tracing is off unless `TRACING=true`. With no exporter installed the
+ * spans go nowhere, yet every `Effect.withSpan` and every SQL statement (which
+ * @effect/sql wraps in a `sql.execute` span with attributes) still builds one:
+ * measurable CPU on the hot routes. A host that installs an exporter turns it on.
+ */
+export const layer = Layer.unwrapEffect(
+  Effect.map(
+    Config.boolean("TRACING").pipe(
+      Config.withDefault(false),
+      Config.withDescription("Build Effect spans (for an OpenTelemetry exporter the host installs)")
+    ),
+    (enabled) => enabled ? Layer.empty : Layer.setTracerEnabled(false)
+  )
+)
