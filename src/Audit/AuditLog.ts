@@ -33,7 +33,8 @@ export interface AuditEntry {
   readonly metadata?: Record<string, unknown>
 }
 
-const actorColumns = (actor: AuditActor): { type: string; id: string | null } => {
+/** How an actor is stored (`actor_type`, `actor_id`); exported for statements that write their audit row in a CTE. */
+export const actorColumns = (actor: AuditActor): { type: string; id: string | null } => {
   switch (actor._tag) {
     case "User":
       return { type: "user", id: actor.userId }

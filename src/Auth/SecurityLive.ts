@@ -86,10 +86,18 @@ export const WorkerAuthenticationLive = Layer.effect(
         Effect.gen(function*() {
           const value = present(token)
           if (Option.isNone(value) || !value.value.startsWith("wkt_")) return yield* Effect.fail(Unauthorized.default)
-          // Every authenticated call is contact: it keeps the worker online.
+          // Every authenticated call is contact: it keeps the worker online. The
+          // write is debounced to once a second (online means seen within
+          // WORKER_OFFLINE_AFTER_SECONDS), so a busy worker's calls are reads:
+          // no WAL per request and no row-lock queue between its concurrent calls.
           const rows = yield* sql<{ id: string; environment_id: string; workspace_id: string }>`
-            UPDATE workers SET last_seen_at = now() WHERE token_hash = ${sha256(value.value)}
-            RETURNING id, environment_id, workspace_id`.pipe(Effect.orDie)
+            WITH w AS (
+              SELECT id, environment_id, workspace_id, last_seen_at < now() - interval '1 second' AS stale
+              FROM workers WHERE token_hash = ${sha256(value.value)}
+            ), seen AS (
+              UPDATE workers SET last_seen_at = now() FROM w WHERE workers.id = w.id AND w.stale
+            )
+            SELECT id, environment_id, workspace_id FROM w`.pipe(Effect.orDie)
           const row = rows[0]
           if (!row) return yield* Effect.fail(new Unauthorized({ error: "invalid worker token" }))
           return { workerId: row.id, environmentId: row.environment_id, workspaceId: row.workspace_id } satisfies WorkerIdentity

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { AuditLog } from "../Audit/AuditLog.js"
+import { actorColumns, type AuditAction } from "../Audit/AuditLog.js"
 import type { Actor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { nowIso } from "../Scheduler/Time.js"
@@ -35,7 +35,6 @@ export interface Created {
 export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const audit = yield* AuditLog
 
     const findTrigger = (triggerId: string): Effect.Effect<TriggerSnapshot | undefined> =>
       sql<TriggerSnapshot>`
@@ -59,39 +58,41 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         const id = uuidv7()
         const value = options.input?.value
         const explicit = value === undefined || value === null ? null : JSON.stringify(value)
+        const actor = actorColumns(options.actor)
+        const metadata = JSON.stringify({ triggerId, idempotencyKey: options.idempotencyKey !== undefined })
+        // One statement (share-lock, insert, audit row) instead of a transaction
+        // of three: a run request is a hot path, and each round trip counts.
         const rows = yield* sql<RunRow>`
           WITH t AS (
             SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL FOR SHARE
+          ), created AS (
+            INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
+              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
+            SELECT ${id}, t.id, t.environment_id, 'queued', 1,
+              ${options.input === undefined ? sql`t.input` : sql`${explicit}::jsonb`},
+              ${options.idempotencyKey ?? null},
+              t.timeout_seconds, t.heartbeat_timeout_seconds, t.max_retries, t.webhook_url, t.webhook_secret_enc,
+              ${now}::timestamptz
+            FROM t
+            ON CONFLICT (trigger_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+            RETURNING *
+          ), audited AS (
+            INSERT INTO audit_log (id, environment_id, actor_type, actor_id, action, target_type, target_id, metadata)
+            SELECT ${uuidv7()}, created.environment_id, ${actor.type}, ${actor.id}, ${"run.requested" satisfies AuditAction},
+              'run', created.id, ${metadata}::jsonb
+            FROM created
           )
-          INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
-            timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
-          SELECT ${id}, t.id, t.environment_id, 'queued', 1,
-            ${options.input === undefined ? sql`t.input` : sql`${explicit}::jsonb`},
-            ${options.idempotencyKey ?? null},
-            t.timeout_seconds, t.heartbeat_timeout_seconds, t.max_retries, t.webhook_url, t.webhook_secret_enc,
-            ${now}::timestamptz
-          FROM t
-          ON CONFLICT (trigger_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-          RETURNING *`
+          SELECT * FROM created`
         const run = rows[0]
-        if (run !== undefined) {
-          yield* audit.record({
-            environmentId: run.environment_id,
-            actor: options.actor,
-            action: "run.requested",
-            targetType: "run",
-            targetId: run.id,
-            metadata: { triggerId, idempotencyKey: options.idempotencyKey !== undefined }
-          })
-          return { run, created: true }
-        }
+        if (run !== undefined) return { run, created: true }
         if (options.idempotencyKey === undefined) return undefined
-        // The conflicting insert has committed by now (ON CONFLICT waited for it).
+        // The conflicting insert has committed by now (ON CONFLICT waited for it),
+        // and this statement takes a new snapshot, so it sees that run.
         const existing = yield* sql<RunRow>`
           SELECT r.* FROM runs r JOIN triggers t ON t.id = r.trigger_id AND t.deleted_at IS NULL
           WHERE r.trigger_id = ${triggerId} AND r.idempotency_key = ${options.idempotencyKey}`
         return existing[0] === undefined ? undefined : { run: existing[0], created: false }
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("RunsRepo.create"))
+      }).pipe(Effect.orDie, Effect.withSpan("RunsRepo.create"))
 
     const list = (filter: RunFilter): Effect.Effect<ReadonlyArray<RunRow>> =>
       sql<RunRow>`
@@ -111,6 +112,5 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         LIMIT ${filter.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("RunsRepo.list"))
 
     return { findTrigger, create, list } as const
-  }),
-  dependencies: [AuditLog.Default]
+  })
 }) {}

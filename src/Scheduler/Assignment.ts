@@ -33,13 +33,13 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     const config = yield* SchedulerConfig
     const wakeups = yield* Wakeups
 
-    const onlineWorkers = (environmentId: string, now: string) =>
-      sql<{ id: string; active: number }>`
-        SELECT w.id,
+    const onlineWorkers = (environmentIds: ReadonlyArray<string>, now: string) =>
+      sql<{ id: string; environment_id: string; active: number }>`
+        SELECT w.id, w.environment_id,
                (SELECT count(*) FROM runs a
                  WHERE a.worker_id = w.id AND a.status IN ('assigned', 'claimed', 'running'))::int AS active
         FROM workers w
-        WHERE w.environment_id = ${environmentId}
+        WHERE w.environment_id = ANY(${environmentIds}::uuid[])
           AND w.last_seen_at > ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
         ORDER BY w.id`
 
@@ -48,50 +48,61 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
      * pinned worker when it is online, else to the online worker with the
      * fewest active runs. Runs with no eligible worker stay queued until a
      * worker polls. Answers the runs assigned.
+     *
+     * It runs on every poll and every new run, so it is built for round trips,
+     * not transactions: one read when nothing is queued (the common case);
+     * otherwise the candidates, the online workers of their environments, and
+     * ONE conditional UPDATE for the whole batch. Nothing is locked while the
+     * plan is made: the UPDATE only takes runs still `queued`, so when two
+     * assigners pick the same run it is handed out once and the other skips it.
      */
     const assignQueued = (environmentId?: string): Effect.Effect<ReadonlyArray<Deadline>> =>
       Effect.gen(function*() {
         const now = yield* nowIso
-        const assigned = yield* Effect.gen(function*() {
-          const candidates = yield* sql<Candidate>`
-            SELECT r.id, r.environment_id, t.worker_id AS pinned
-            FROM runs r JOIN triggers t ON t.id = r.trigger_id
-            WHERE r.status = 'queued' ${environmentId === undefined ? sql`` : sql`AND r.environment_id = ${environmentId}`}
-            ORDER BY r.id
-            LIMIT ${config.batchSize}
-            FOR UPDATE OF r SKIP LOCKED`
-          if (candidates.length === 0) return []
-          const workersByEnv = new Map<string, Array<OnlineWorker>>()
-          const out: Array<Deadline & { readonly worker_id: string }> = []
-          for (const run of candidates) {
-            let workers = workersByEnv.get(run.environment_id)
-            if (workers === undefined) {
-              workers = (yield* onlineWorkers(run.environment_id, now)).map((w) => ({ id: w.id, active: w.active }))
-              workersByEnv.set(run.environment_id, workers)
-            }
-            const worker = run.pinned !== null
-              ? workers.find((w) => w.id === run.pinned)
-              : workers.reduce<OnlineWorker | undefined>((best, w) => best === undefined || w.active < best.active ? w : best, undefined)
-            if (worker === undefined) continue
-            const rows = yield* sql<Deadline & { worker_id: string }>`
-              UPDATE runs SET status = 'assigned', worker_id = ${worker.id}, assigned_at = ${now}::timestamptz,
-                deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
-              WHERE id = ${run.id} AND status = 'queued'
-              RETURNING id, environment_id, worker_id, deadline_at`
-            if (rows[0] === undefined) continue
-            worker.active++
-            out.push(rows[0])
-          }
-          // NOTIFY inside the transaction is delivered at commit: other
-          // instances' pollers wake only once the assignment is visible.
-          for (const workerId of new Set(out.map((r) => r.worker_id))) {
-            yield* sql`SELECT pg_notify(${assignedChannel}, ${workerId})`
-          }
-          return out
-        }).pipe(sql.withTransaction)
+        const candidates = yield* sql<Candidate>`
+          SELECT r.id, r.environment_id, t.worker_id AS pinned
+          FROM runs r JOIN triggers t ON t.id = r.trigger_id
+          WHERE r.status = 'queued' ${environmentId === undefined ? sql`` : sql`AND r.environment_id = ${environmentId}`}
+          ORDER BY r.id
+          LIMIT ${config.batchSize}`
+        if (candidates.length === 0) return []
+        const workersByEnv = new Map<string, Array<OnlineWorker>>()
+        const online = yield* onlineWorkers([...new Set(candidates.map((r) => r.environment_id))], now)
+        for (const w of online) {
+          const list = workersByEnv.get(w.environment_id) ?? []
+          list.push({ id: w.id, active: w.active })
+          workersByEnv.set(w.environment_id, list)
+        }
+        const runIds: Array<string> = []
+        const workerIds: Array<string> = []
+        for (const run of candidates) {
+          const workers = workersByEnv.get(run.environment_id) ?? []
+          const worker = run.pinned !== null
+            ? workers.find((w) => w.id === run.pinned)
+            : workers.reduce<OnlineWorker | undefined>((best, w) => best === undefined || w.active < best.active ? w : best, undefined)
+          if (worker === undefined) continue
+          worker.active++
+          runIds.push(run.id)
+          workerIds.push(worker.id)
+        }
+        if (runIds.length === 0) return []
+        // pg_notify in the same statement is delivered at its commit, so other
+        // instances' pollers wake only once the assignment is visible; Postgres
+        // folds identical notifications of one transaction into one.
+        const assigned = yield* sql<Deadline & { worker_id: string }>`
+          WITH plan AS (
+            SELECT * FROM unnest(${runIds}::uuid[], ${workerIds}::uuid[]) AS p(run_id, worker_id)
+          ), moved AS (
+            UPDATE runs SET status = 'assigned', worker_id = plan.worker_id, assigned_at = ${now}::timestamptz,
+              deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
+            FROM plan
+            WHERE runs.id = plan.run_id AND runs.status = 'queued'
+            RETURNING runs.id, runs.environment_id, runs.worker_id, runs.deadline_at
+          )
+          SELECT moved.*, pg_notify(${assignedChannel}, moved.worker_id::text) FROM moved ORDER BY moved.id`
         yield* Effect.forEach(new Set(assigned.map((r) => r.worker_id)), wakeups.wake, { discard: true })
         if (assigned.length > 0) yield* Effect.logDebug("runs assigned", { count: assigned.length })
-        return assigned
+        return assigned.map(({ deadline_at, environment_id, id }) => ({ id, environment_id, deadline_at }))
       }).pipe(Effect.orDie, Effect.withSpan("Assignment.assignQueued"))
 
     /** Claim timeout: an assigned run past its deadline goes back to `queued`. */

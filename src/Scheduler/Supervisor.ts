@@ -113,9 +113,45 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
         discard: true
       })
 
-    /** Assigns queued runs (of one environment, or all) and supervises their claim deadlines. */
+    // The assignment pass running now, per environment ("*" for all): a call
+    // arriving meanwhile only asks it for one more pass, so under load (a pass
+    // per poll and per new run) passes do not pile up racing for the same runs.
+    const passes = new Map<string, { again: boolean }>()
+
+    /**
+     * Assigns queued runs (of one environment, or all) and supervises their
+     * claim deadlines. When a pass for the same scope is already running, the
+     * call answers at once and that pass runs once more, so whatever was
+     * queued before this call is assigned by the time the passes end.
+     */
     const assignAndWatch = (environmentId?: string): Effect.Effect<ReadonlyArray<Deadline>> =>
-      Effect.tap(assignment.assignQueued(environmentId), watchAll)
+      Effect.suspend(() => {
+        const key = environmentId ?? "*"
+        const running = passes.get(key)
+        if (running !== undefined) {
+          running.again = true
+          return Effect.succeed([])
+        }
+        const pass = { again: false }
+        passes.set(key, pass)
+        const assigned: Array<Deadline> = []
+        const once = Effect.tap(assignment.assignQueued(environmentId), (runs) => {
+          assigned.push(...runs)
+          return watchAll(runs)
+        })
+        const more = () => {
+          const again = pass.again
+          pass.again = false
+          return again
+        }
+        // Uninterruptible: a caller that goes away must not drop the extra passes others asked for.
+        return once.pipe(
+          Effect.repeat({ while: more }),
+          Effect.as(assigned),
+          Effect.ensuring(Effect.sync(() => passes.delete(key))),
+          Effect.uninterruptible
+        )
+      })
 
     const activeWithDeadline = (horizon: string | undefined) =>
       sql<{ id: string; deadline_at: Date }>`

@@ -97,24 +97,27 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       )
 
     /**
-     * The final outcome, in one transaction: the outbox row goes and the
+     * The final outcome, in one statement: the outbox row goes and the
      * delivery record comes. Answers false when the row was no longer ours
      * (another instance owns it and will record the outcome itself).
      */
     const finalize = (owner: string, row: OutboxRow, final: FinalOutcome): Effect.Effect<boolean, SqlError> =>
-      Effect.gen(function*() {
-        const deleted = yield* sql`
-          DELETE FROM webhook_outbox WHERE run_id = ${row.run_id} AND lease_owner = ${owner} RETURNING run_id`
-        if (deleted.length === 0) return false
-        // run_id is UNIQUE: a record written by an earlier, interrupted process stays the only one.
-        yield* sql`
+      // run_id is UNIQUE: a record written by an earlier, interrupted process stays the only one.
+      sql<{ run_id: string }>`
+        WITH deleted AS (
+          DELETE FROM webhook_outbox WHERE run_id = ${row.run_id} AND lease_owner = ${owner} RETURNING run_id
+        ), recorded AS (
           INSERT INTO webhook_deliveries
             (id, run_id, trigger_id, url, outcome, status_code, response_body, attempt_count, error_message)
-          VALUES (${uuidv7()}, ${row.run_id}, ${row.trigger_id}, ${row.url}, ${final.outcome}, ${final.statusCode},
-            ${final.responseBody}, ${final.attempts}, ${final.error})
-          ON CONFLICT (run_id) DO NOTHING`
-        return true
-      }).pipe(sql.withTransaction, Effect.withSpan("DeliveriesRepo.finalize"))
+          SELECT ${uuidv7()}, deleted.run_id, ${row.trigger_id}, ${row.url}, ${final.outcome}, ${final.statusCode},
+            ${final.responseBody}, ${final.attempts}, ${final.error}
+          FROM deleted
+          ON CONFLICT (run_id) DO NOTHING
+        )
+        SELECT run_id FROM deleted`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.withSpan("DeliveriesRepo.finalize")
+      )
 
     /** Hands every row leased by `owner` back (shutdown): they are due again at their `next_attempt_at`. */
     const release = (owner: string): Effect.Effect<number, SqlError> =>
