@@ -19,6 +19,12 @@ import * as Database from "./Db/Database.js"
  */
 const drainingServer = () => {
   const server = createServer()
+  // Node closes a keep-alive connection after 5 s idle by default; a client
+  // reusing it at that moment gets ECONNRESET (the embedded benchmark pass,
+  // with its pauses, hit it). Keep idle connections longer than common client
+  // and load-balancer idle timeouts (60 s), so the client is the side that closes.
+  server.keepAliveTimeout = 65_000
+  server.headersTimeout = 66_000
   const drain = () => {
     setInterval(() => server.closeIdleConnections(), 100).unref()
     server.on("request", (_request: IncomingMessage, response: ServerResponse) => {

@@ -51,6 +51,11 @@ export const startService = async (env: Record<string, string>): Promise<Service
     env: childEnv,
     stdio: ["ignore", "ignore", "inherit"]
   })
+  let stopping = false
+  // A service that dies mid-benchmark shows up in the client as ECONNRESET; say how it ended.
+  child.once("exit", (code, signal) => {
+    if (!stopping) process.stderr.write(`service exited unexpectedly: code ${code}, signal ${signal}\n`)
+  })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 600; i++) {
     try {
@@ -68,6 +73,7 @@ export const startService = async (env: Record<string, string>): Promise<Service
     rssMb: () => rssMbOf(child.pid!),
     stop: () =>
       new Promise<void>((resolve) => {
+        stopping = true
         child.once("exit", () => resolve())
         child.kill("SIGTERM")
         setTimeout(() => child.kill("SIGKILL"), 15_000).unref()
