@@ -370,3 +370,25 @@ export const expireLeases = async (db: TestDatabase, owners: ReadonlyArray<strin
   const rows = await db.query(`UPDATE webhook_outbox SET lease_until = now() WHERE lease_owner IN (${list}) RETURNING run_id`)
   return rows.length
 }
+
+/**
+ * The settled figures every fault scenario must end with (runsPushed and the
+ * 5xx count differ per scenario): nothing lost, duplicated, stuck or delivered
+ * twice, one delivery record per terminal webhook run, every error a `{error}`.
+ */
+export const nothingLostOrDuplicated = {
+  lost: 0,
+  duplicated: 0,
+  stuck: 0,
+  terminalTwice: 0,
+  missingRetries: 0,
+  missingDeliveries: 0,
+  strayDeliveries: 0,
+  notDelivered: 0,
+  receiverMissing: 0,
+  receiverWrongStatus: 0,
+  outboxLeft: 0,
+  seenAgain: 0,
+  completedTwice: 0,
+  malformedErrors: 0
+} as const
