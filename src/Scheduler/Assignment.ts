@@ -19,7 +19,10 @@ interface Candidate {
 
 interface OnlineWorker {
   readonly id: string
+  /** Assigned, claimed or running: what "least loaded" compares. */
   active: number
+  /** Assigned and not yet claimed: capped by `maxAssignedPerWorker`. */
+  waiting: number
 }
 
 /**
@@ -34,11 +37,13 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     const wakeups = yield* Wakeups
 
     const onlineWorkers = (environmentIds: ReadonlyArray<string>, now: string) =>
-      sql<{ id: string; environment_id: string; active: number }>`
-        SELECT w.id, w.environment_id,
-               (SELECT count(*) FROM runs a
-                 WHERE a.worker_id = w.id AND a.status IN ('assigned', 'claimed', 'running'))::int AS active
+      sql<{ id: string; environment_id: string; active: number; waiting: number }>`
+        SELECT w.id, w.environment_id, counts.active, counts.waiting
         FROM workers w
+        CROSS JOIN LATERAL (
+          SELECT count(*)::int AS active, (count(*) FILTER (WHERE a.status = 'assigned'))::int AS waiting
+          FROM runs a WHERE a.worker_id = w.id AND a.status IN ('assigned', 'claimed', 'running')
+        ) counts
         WHERE w.environment_id = ANY(${environmentIds}::uuid[])
           AND w.last_seen_at > ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
         ORDER BY w.id`
@@ -70,18 +75,20 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         const online = yield* onlineWorkers([...new Set(candidates.map((r) => r.environment_id))], now)
         for (const w of online) {
           const list = workersByEnv.get(w.environment_id) ?? []
-          list.push({ id: w.id, active: w.active })
+          list.push({ id: w.id, active: w.active, waiting: w.waiting })
           workersByEnv.set(w.environment_id, list)
         }
         const runIds: Array<string> = []
         const workerIds: Array<string> = []
         for (const run of candidates) {
-          const workers = workersByEnv.get(run.environment_id) ?? []
+          // A worker with a full page of unclaimed runs gets no more until it claims some.
+          const workers = (workersByEnv.get(run.environment_id) ?? []).filter((w) => w.waiting < config.maxAssignedPerWorker)
           const worker = run.pinned !== null
             ? workers.find((w) => w.id === run.pinned)
             : workers.reduce<OnlineWorker | undefined>((best, w) => best === undefined || w.active < best.active ? w : best, undefined)
           if (worker === undefined) continue
           worker.active++
+          worker.waiting++
           runIds.push(run.id)
           workerIds.push(worker.id)
         }

@@ -23,6 +23,12 @@ export interface SchedulerConfigShape {
   readonly sweepHorizonMillis: number
   /** At most this many runs are assigned or picked up per statement. Default 500. */
   readonly batchSize: number
+  /**
+   * At most this many assigned-but-unclaimed runs wait on one worker. A deeper
+   * backlog stays `queued` and is handed out as workers poll, so no run sits
+   * on a busy worker until its claim timeout. Default 100 (one poll page).
+   */
+  readonly maxAssignedPerWorker: number
 }
 
 export class SchedulerConfig extends Context.Tag("Scheduler/Config")<SchedulerConfig, SchedulerConfigShape>() {
@@ -31,7 +37,8 @@ export class SchedulerConfig extends Context.Tag("Scheduler/Config")<SchedulerCo
     workerOfflineAfterSeconds: 30,
     sweepIntervalMillis: 1000,
     sweepHorizonMillis: 5000,
-    batchSize: 500
+    batchSize: 500,
+    maxAssignedPerWorker: 100
   }
 }
 

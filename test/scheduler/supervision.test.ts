@@ -210,6 +210,28 @@ describe("supervision (TestClock)", () => {
       })))
   })
 
+  it.scoped("a worker holds at most maxAssignedPerWorker unclaimed runs; the rest stay queued until it claims", () =>
+    scheduled({ claimTimeoutSeconds: 30, maxAssignedPerWorker: 2 }, (t0) =>
+      Effect.gen(function*() {
+        const env = yield* seed(new Date(t0))
+        const trigger = yield* addTrigger(env.environmentId)
+        const runIds: Array<string> = []
+        for (let i = 0; i < 5; i++) runIds.push(yield* requestRun(trigger, env.userId))
+        const supervisor = yield* Supervisor
+        yield* supervisor.assignAndWatch(env.environmentId)
+        const statuses = () => Effect.forEach(runIds, (id) => Effect.map(statusOf(id), (r) => r.status))
+        yield* eventually(statuses(), (all) => all.filter((s) => s === "assigned").length === 2)
+        expect((yield* statuses()).filter((s) => s === "queued")).toHaveLength(3)
+        // Claiming frees the page: the next pass hands out two more.
+        const protocol = yield* WorkerProtocol
+        const claimed = yield* protocol.poll(env.workerId, env.environmentId, { wait: 0, claim: true, max: 2 })
+        expect(claimed).toHaveLength(2)
+        yield* supervisor.assignAndWatch(env.environmentId)
+        const after = yield* eventually(statuses(), (all) => all.filter((s) => s === "assigned").length === 2)
+        expect(after.filter((s) => s === "claimed")).toHaveLength(2)
+        expect(after.filter((s) => s === "queued")).toHaveLength(1)
+      })))
+
   it.scoped("startup: every non-terminal run is supervised again and overdue deadlines fire at once", () =>
     Effect.gen(function*() {
       const t0 = Date.now()
