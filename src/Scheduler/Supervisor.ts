@@ -117,12 +117,19 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     // arriving meanwhile only asks it for one more pass, so under load (a pass
     // per poll and per new run) passes do not pile up racing for the same runs.
     const passes = new Map<string, { again: boolean }>()
+    const scope = yield* Effect.scope
 
     /**
      * Assigns queued runs (of one environment, or all) and supervises their
      * claim deadlines. When a pass for the same scope is already running, the
      * call answers at once and that pass runs once more, so whatever was
      * queued before this call is assigned by the time the passes end.
+     *
+     * The caller that starts a pass waits for that one pass only: the extra
+     * passes others ask for meanwhile run in a background fiber. Looping in
+     * the caller kept one poll (or run request) busy for as long as requests
+     * kept arriving: under steady load a worker's poll hung ~24 s and every run
+     * assigned to it waited that long.
      */
     const assignAndWatch = (environmentId?: string): Effect.Effect<ReadonlyArray<Deadline>> =>
       Effect.suspend(() => {
@@ -134,21 +141,18 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
         }
         const pass = { again: false }
         passes.set(key, pass)
-        const assigned: Array<Deadline> = []
-        const once = Effect.tap(assignment.assignQueued(environmentId), (runs) => {
-          assigned.push(...runs)
-          return watchAll(runs)
-        })
+        const once = Effect.tap(assignment.assignQueued(environmentId), watchAll)
         const more = () => {
           const again = pass.again
           pass.again = false
           return again
         }
+        const done = Effect.sync(() => passes.delete(key))
+        const rest = once.pipe(Effect.repeat({ while: more }), Effect.ensuring(done))
         // Uninterruptible: a caller that goes away must not drop the extra passes others asked for.
         return once.pipe(
-          Effect.repeat({ while: more }),
-          Effect.as(assigned),
-          Effect.ensuring(Effect.sync(() => passes.delete(key))),
+          Effect.tap(() => more() ? Effect.asVoid(Effect.forkIn(rest, scope)) : done),
+          Effect.onError(() => done),
           Effect.uninterruptible
         )
       })
