@@ -1,5 +1,6 @@
 import { HttpServerRequest } from "@effect/platform"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -77,15 +78,36 @@ export const UserAuthenticationLive = Layer.effect(
   })
 )
 
+/** How long a verified worker token is trusted without asking the database again. */
+export const workerTokenTrustMillis = 1000
+
 export const WorkerAuthenticationLive = Layer.effect(
   WorkerAuthentication,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // A busy worker makes three or more calls per run; verifying each against
+    // the database was a statement per call. A token verified in the last
+    // second is trusted as it was: the statement below still runs at least
+    // once a second per busy worker, which is also how often its contact is
+    // recorded. A deleted worker's token may so pass for up to a second on an
+    // instance that just verified it; every step it could take is scoped by
+    // its worker id in SQL, so it finds nothing to act on.
+    const verified = new Map<string, { readonly identity: WorkerIdentity; readonly at: number }>()
+    const remember = (hash: string, identity: WorkerIdentity, now: number) => {
+      if (verified.size >= 10_000) {
+        for (const [key, entry] of verified) if (now - entry.at >= workerTokenTrustMillis) verified.delete(key)
+      }
+      verified.set(hash, { identity, at: now })
+    }
     return WorkerAuthentication.of({
       bearer: (token) =>
         Effect.gen(function*() {
           const value = present(token)
           if (Option.isNone(value) || !value.value.startsWith("wkt_")) return yield* Effect.fail(Unauthorized.default)
+          const hash = sha256(value.value)
+          const now = yield* Clock.currentTimeMillis
+          const known = verified.get(hash)
+          if (known !== undefined && now - known.at < workerTokenTrustMillis) return known.identity
           // Every authenticated call is contact: it keeps the worker online. The
           // write is debounced to once a second (online means seen within
           // WORKER_OFFLINE_AFTER_SECONDS), so a busy worker's calls are reads:
@@ -93,14 +115,19 @@ export const WorkerAuthenticationLive = Layer.effect(
           const rows = yield* sql<{ id: string; environment_id: string; workspace_id: string }>`
             WITH w AS (
               SELECT id, environment_id, workspace_id, last_seen_at < now() - interval '1 second' AS stale
-              FROM workers WHERE token_hash = ${sha256(value.value)}
+              FROM workers WHERE token_hash = ${hash}
             ), seen AS (
               UPDATE workers SET last_seen_at = now() FROM w WHERE workers.id = w.id AND w.stale
             )
             SELECT id, environment_id, workspace_id FROM w`.pipe(Effect.orDie)
           const row = rows[0]
-          if (!row) return yield* Effect.fail(new Unauthorized({ error: "invalid worker token" }))
-          return { workerId: row.id, environmentId: row.environment_id, workspaceId: row.workspace_id } satisfies WorkerIdentity
+          if (!row) {
+            verified.delete(hash)
+            return yield* Effect.fail(new Unauthorized({ error: "invalid worker token" }))
+          }
+          const identity = { workerId: row.id, environmentId: row.environment_id, workspaceId: row.workspace_id } satisfies WorkerIdentity
+          remember(hash, identity, now)
+          return identity
         })
     })
   })

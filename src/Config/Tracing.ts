@@ -1,3 +1,4 @@
+import { HttpMiddleware } from "@effect/platform"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -7,6 +8,8 @@ import * as Layer from "effect/Layer"
  * spans go nowhere, yet every `Effect.withSpan` and every SQL statement (which
  * @effect/sql wraps in a `sql.execute` span with attributes) still builds one:
  * measurable CPU on the hot routes. A host that installs an exporter turns it on.
+ * Off, the HTTP server's tracer middleware is skipped as well: it would parse
+ * the URL and redact the headers of every request for a span nobody records.
  */
 export const layer = Layer.unwrapEffect(
   Effect.map(
@@ -14,6 +17,10 @@ export const layer = Layer.unwrapEffect(
       Config.withDefault(false),
       Config.withDescription("Build Effect spans (for an OpenTelemetry exporter the host installs)")
     ),
-    (enabled) => enabled ? Layer.empty : Layer.setTracerEnabled(false)
+    (enabled) =>
+      enabled ? Layer.empty : Layer.mergeAll(
+        Layer.setTracerEnabled(false),
+        Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
+      )
   )
 )

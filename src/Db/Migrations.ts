@@ -1,13 +1,15 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as Effect from "effect/Effect"
 import m0001 from "./migrations/0001_initial.js"
+import m0002 from "./migrations/0002_outbox_payload_at_delivery.js"
 
 /**
  * Migrations are bundled with the code (not read from disk), so a program that
  * embeds the scheduler needs no migrations folder. Names are `NNNN_snake_name`.
  */
 export const migrations = {
-  "0001_initial": m0001
+  "0001_initial": m0001,
+  "0002_outbox_payload_at_delivery": m0002
 }
 
 const run = Migrator.make({})

@@ -108,6 +108,16 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
         return Effect.asVoid(FiberMap.run(fibers, runId, supervise(runId, wake)))
       })
 
+    /**
+     * The run ended here (a worker completed it): its fiber has nothing left
+     * to do. Stopping it now saves the read it would make when it wakes.
+     */
+    const release = (runId: string): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (!wakes.delete(runId)) return Effect.void
+        return FiberMap.remove(fibers, runId)
+      })
+
     const watchAll = (runs: ReadonlyArray<{ readonly id: string; readonly deadline_at: Date | null }>) =>
       Effect.forEach(runs, (r) => r.deadline_at === null ? Effect.void : watch(r.id, toMillis(r.deadline_at)), {
         discard: true
@@ -196,6 +206,6 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     /** How many runs this instance supervises right now. */
     const size: Effect.Effect<number> = FiberMap.size(fibers)
 
-    return { watch, watchAll, assignAndWatch, size } as const
+    return { watch, watchAll, release, assignAndWatch, size } as const
   })
 }) {}

@@ -1,10 +1,11 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
 import type { FaultClass, RunRow, RunStatus } from "../Runs/Run.js"
 import { toRun } from "../Runs/Run.js"
-import { enqueueTerminal, type OutboxRun } from "../Webhooks/Outbox.js"
+import { outboxChannel } from "../Webhooks/Outbox.js"
 import { RunEvents } from "./RunEvents.js"
 import { nowIso } from "./Time.js"
 
@@ -27,6 +28,8 @@ export interface Terminal {
   readonly run: RunRow
   readonly retry: RunRow | undefined
 }
+
+const withoutKind = ({ kind: _, ...row }: RunRow & { readonly kind: string }): RunRow => row
 
 type WorkerStep = "claim" | "start" | "heartbeat" | "complete"
 
@@ -120,25 +123,40 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "heartbeat")), Effect.withSpan("Transitions.heartbeat"))
 
     /**
-     * The rest of every terminal transition, inside its transaction: the retry
-     * run (same snapshot, attempt + 1) and the webhook outbox row.
+     * A terminal transition as ONE statement, so it needs no transaction of
+     * its own: the conditional UPDATE (`done`), then, from its result, the
+     * retry run (same snapshot, attempt + 1) when the run failed or timed out
+     * with retries left, and the webhook outbox row with the NOTIFY that wakes
+     * the delivery loop (delivered at commit, so the row is visible by then).
+     * The outbox row carries no body: it is rendered from the terminal run
+     * when the row is leased. No row back: the UPDATE matched nothing.
      */
-    const finish = (run: RunRow, now: string) =>
-      Effect.gen(function*() {
-        let retry: RunRow | undefined
-        if (run.status !== "succeeded" && run.attempt <= run.max_retries) {
-          const rows = yield* sql<RunRow>`
-            INSERT INTO runs (id, trigger_id, environment_id, status, attempt, retry_of_run_id, input,
-              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
-            SELECT ${uuidv7()}, trigger_id, environment_id, 'queued', attempt + 1, id, input,
-              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, ${now}::timestamptz
-            FROM runs WHERE id = ${run.id}
-            RETURNING *`
-          retry = rows[0]
-        }
-        yield* Effect.provideService(enqueueTerminal(run as OutboxRun), SqlClient.SqlClient, sql)
-        return { run, retry } satisfies Terminal
-      })
+    const terminal = (update: Statement.Statement<RunRow>, now: string): Effect.Effect<Terminal | undefined> =>
+      sql<RunRow & { readonly kind: "run" | "retry" }>`
+        WITH done AS (${update}),
+        retry AS (
+          INSERT INTO runs (id, trigger_id, environment_id, status, attempt, retry_of_run_id, input,
+            timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
+          SELECT ${uuidv7()}, trigger_id, environment_id, 'queued', attempt + 1, id, input,
+            timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, ${now}::timestamptz
+          FROM done WHERE done.status <> 'succeeded' AND done.attempt <= done.max_retries
+          RETURNING *
+        ),
+        queued AS (
+          INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc)
+          SELECT id, trigger_id, webhook_url, webhook_secret_enc FROM done WHERE webhook_url IS NOT NULL
+          ON CONFLICT (run_id) DO NOTHING
+          RETURNING pg_notify(${outboxChannel}, run_id::text)
+        )
+        SELECT 'run' AS kind, * FROM done UNION ALL SELECT 'retry' AS kind, * FROM retry`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => {
+          const run = rows.find((r) => r.kind === "run")
+          if (run === undefined) return undefined
+          const retry = rows.find((r) => r.kind === "retry")
+          return { run: withoutKind(run), retry: retry === undefined ? undefined : withoutKind(retry) } satisfies Terminal
+        })
+      )
 
     const published = (terminal: Terminal | undefined) =>
       terminal === undefined ? Effect.void : events.publish(toRun(terminal.run))
@@ -146,20 +164,20 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const complete = (workerId: string, runId: string, completion: Completion): Effect.Effect<Terminal, NotFound | Conflict> =>
       Effect.gen(function*() {
         const now = yield* nowIso
-        const terminal = yield* Effect.gen(function*() {
-          const rows = yield* sql<RunRow>`
+        const ended = yield* terminal(
+          sql<RunRow>`
             UPDATE runs SET status = ${completion.status}, ended_at = ${now}::timestamptz,
               duration_ms = ${durationMs(now)(sql)},
               short_message = ${completion.shortMessage}, error_message = ${completion.errorMessage},
               cost_usd = ${completion.costUsd}::numeric, fault_class = ${completion.faultClass}, deadline_at = NULL
             WHERE id = ${runId} AND worker_id = ${workerId} AND status IN ('claimed', 'running')
               AND deadline_at > ${now}::timestamptz
-            RETURNING *`
-          return rows[0] === undefined ? undefined : yield* finish(rows[0], now)
-        }).pipe(sql.withTransaction, Effect.orDie)
-        if (terminal === undefined) return yield* rejection(workerId, runId, "complete")
-        yield* published(terminal)
-        return terminal
+            RETURNING *`,
+          now
+        )
+        if (ended === undefined) return yield* rejection(workerId, runId, "complete")
+        yield* published(ended)
+        return ended
       }).pipe(Effect.withSpan("Transitions.complete", { attributes: { runId } }))
 
     /**
@@ -170,8 +188,8 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const timeOut = (runId: string): Effect.Effect<Terminal | undefined> =>
       Effect.gen(function*() {
         const now = yield* nowIso
-        const terminal = yield* Effect.gen(function*() {
-          const rows = yield* sql<RunRow>`
+        const ended = yield* terminal(
+          sql<RunRow>`
             UPDATE runs SET status = 'timed_out', ended_at = ${now}::timestamptz,
               duration_ms = ${durationMs(now)(sql)},
               fault_class = CASE
@@ -179,11 +197,11 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
                 THEN 'client' ELSE 'infra' END,
               deadline_at = NULL
             WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
-            RETURNING *`
-          return rows[0] === undefined ? undefined : yield* finish(rows[0], now)
-        }).pipe(sql.withTransaction, Effect.orDie)
-        yield* published(terminal)
-        return terminal
+            RETURNING *`,
+          now
+        )
+        yield* published(ended)
+        return ended
       }).pipe(Effect.withSpan("Transitions.timeOut", { attributes: { runId } }))
 
     return { claim, claimMany, assignedTo, start, heartbeat, complete, timeOut } as const

@@ -105,6 +105,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
           costUsd: request.costUsd ?? null,
           faultClass: failed ? request.faultClass ?? "client" : "none"
         })
+        yield* supervisor.release(runId)
         if (terminal.retry !== undefined) yield* supervisor.assignAndWatch(terminal.retry.environment_id)
         return terminal
       }).pipe(Effect.annotateLogs({ workerId, runId }))

@@ -4,8 +4,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { uuidv7 } from "../Crypto/Ids.js"
+import { payloadOf, type TerminalRun } from "./Payload.js"
 
-/** A row of `webhook_outbox`: one pending delivery, with the run's URL, secret snapshot and payload. */
+/** A row of `webhook_outbox`: one pending delivery, with the run's URL, secret snapshot and the body to send. */
 export interface OutboxRow {
   readonly run_id: string
   readonly trigger_id: string
@@ -51,24 +52,50 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Leases up to `limit` due rows for `owner`; two instances never lease the same row. */
+    /**
+     * Leases up to `limit` due rows for `owner`; two instances never lease the
+     * same row. Each comes with its body: rendered from the terminal run
+     * (rows written before bodies were rendered at lease time carry their own).
+     */
     const lease = (
       owner: string,
       limit: number,
       leaseFor: Duration.DurationInput
     ): Effect.Effect<ReadonlyArray<OutboxRow>, SqlError> =>
-      sql<OutboxRow>`
-        UPDATE webhook_outbox
-        SET lease_owner = ${owner}, lease_until = now() + (${ms(leaseFor)}::int * interval '1 millisecond')
-        WHERE run_id IN (
+      sql<Omit<OutboxRow, "payload"> & { readonly payload: string | null } & Omit<TerminalRun, "id" | "trigger_id">>`
+        WITH picked AS (
           SELECT run_id FROM webhook_outbox
           WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
           ORDER BY next_attempt_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
+        ), leased AS (
+          UPDATE webhook_outbox o
+          SET lease_owner = ${owner}, lease_until = now() + (${ms(leaseFor)}::int * interval '1 millisecond')
+          FROM picked WHERE o.run_id = picked.run_id
+          RETURNING o.run_id, o.trigger_id, o.url, o.secret_enc, o.payload, o.attempts,
+            o.last_status_code, o.last_response_body, o.last_error
         )
-        RETURNING run_id, trigger_id, url, secret_enc, payload, attempts,
-          last_status_code, last_response_body, last_error`.pipe(Effect.withSpan("DeliveriesRepo.lease"))
+        SELECT leased.*, r.status, r.duration_ms, r.short_message, r.error_message, r.cost_usd, r.fault_class, r.ended_at
+        FROM leased JOIN runs r ON r.id = leased.run_id`.pipe(
+        Effect.map((rows) =>
+          rows.map(({ cost_usd, duration_ms, ended_at, error_message, fault_class, payload, short_message, status, ...row }) => ({
+            ...row,
+            payload: payload ?? payloadOf({
+              id: row.run_id,
+              trigger_id: row.trigger_id,
+              status,
+              duration_ms,
+              short_message,
+              error_message,
+              cost_usd,
+              fault_class,
+              ended_at
+            })
+          }))
+        ),
+        Effect.withSpan("DeliveriesRepo.lease")
+      )
 
     /**
      * Records a failed attempt before the backoff: a crash from here on resumes

@@ -11,13 +11,12 @@ import { AppConfig } from "../Config/AppConfig.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import { Notifications } from "../Db/Notifications.js"
+import { outboxChannel } from "./Outbox.js"
 import { DeliveriesRepo, type FinalOutcome, type OutboxRow } from "./DeliveriesRepo.js"
 import { maxAttempts, runWithRetries } from "./Retry.js"
 import * as Sender from "./Sender.js"
 import { sign } from "./Signer.js"
 
-/** Postgres channel the outbox writer notifies (see `Outbox.enqueueTerminal`). */
-export const outboxChannel = "webhook_outbox"
 
 export interface DeliveryOptions {
   /** One attempt's deadline (contract: 10 s). */

@@ -15,8 +15,8 @@ export interface TerminalRun {
 
 /**
  * The exact body the receiver gets, with the interface's fields and types and
- * nothing else. Serialised once, at the terminal transition: every attempt
- * sends (and signs) these same bytes.
+ * nothing else. Rendered from the terminal run, whose reported fields never
+ * change, so every attempt sends (and signs) these same bytes.
  */
 export const payloadOf = (run: TerminalRun): string =>
   JSON.stringify({

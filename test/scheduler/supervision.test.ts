@@ -148,11 +148,10 @@ describe("supervision (TestClock)", () => {
       expect(retries[0]!.attempt).toBe(2)
       // The retry is assigned right away to the (only, online) worker.
       yield* eventually(statusOf(retries[0]!.id), (r) => r.status === "assigned" && r.worker_id === env.workerId)
-      const outbox = yield* sql<{ payload: string; secret_enc: string | null }>`
-        SELECT payload, secret_enc FROM webhook_outbox WHERE run_id = ${runId}`
-      expect(outbox).toHaveLength(1)
-      expect(outbox[0]!.secret_enc).toBe("k1:sealed")
-      expect(JSON.parse(outbox[0]!.payload)).toMatchObject({ runId, status: "timed_out", faultClass: "infra" })
+      // The outbox row, in the same statement: the run's URL and sealed secret (its body is rendered at delivery).
+      const outbox = yield* sql<{ url: string; secret_enc: string | null }>`
+        SELECT url, secret_enc FROM webhook_outbox WHERE run_id = ${runId}`
+      expect(outbox).toEqual([{ url: "https://hooks.example.com/x", secret_enc: "k1:sealed" }])
 
       // The retry fails too: attempt 2 > maxRetries 1, so no third run.
       const retryId = retries[0]!.id
@@ -192,6 +191,21 @@ describe("supervision (TestClock)", () => {
         expect(ended.fault_class).toBe("infra")
         yield* eventually(supervisor.size, (n) => n === 0)
       })))
+
+    it.scoped("a run its worker completes stops its supervising fiber at once (no read left for later)", () =>
+      scheduled({}, (t0) =>
+        Effect.gen(function*() {
+          const env = yield* seed(new Date(t0))
+          const trigger = yield* addTrigger(env.environmentId)
+          const runId = yield* requestRun(trigger, env.userId)
+          const protocol = yield* WorkerProtocol
+          const supervisor = yield* Supervisor
+          const [polled] = yield* protocol.poll(env.workerId, env.environmentId, { wait: 0, claim: true, max: 1 })
+          expect(polled!.id).toBe(runId)
+          expect(yield* supervisor.size).toBe(1)
+          yield* protocol.complete(env.workerId, runId, { status: "succeeded" })
+          expect(yield* supervisor.size).toBe(0)
+        })))
 
     it.scoped("runs assigned to a worker that went offline are reassigned to an online one", () =>
       scheduled({ claimTimeoutSeconds: 30 }, (t0) =>

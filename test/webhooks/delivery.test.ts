@@ -1,5 +1,7 @@
 import { describe, expect, layer as withLayer } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import { payloadOf, type TerminalRun } from "../../src/Webhooks/Payload.js"
 import { verify } from "../../src/Webhooks/Signer.js"
 import {
   deliveryOf,
@@ -159,18 +161,36 @@ withLayer(servicesLayer(), { excludeTestServices: true })("webhook delivery", (i
       expect(byRun(second).length).toBeGreaterThanOrEqual(1)
     }), { timeout: 20_000 })
 
-  it.scoped("the outbox row carries the payload fixed at the terminal transition", () =>
+  it.scoped("the body is rendered from the terminal run at delivery; a row that carries its own body is sent as it is", () =>
     Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
       const rx = yield* receiver
       const { triggerId } = yield* seedTrigger(rx.url("/fixed"), secret)
       const runId = yield* terminalRun(triggerId, "timed_out")
       const row = yield* outboxOf(runId)
       expect(row).toBeDefined()
+      expect(row!.payload).toBeNull()
+      // A row written before bodies were rendered at lease time keeps its stored body.
+      const legacyId = yield* terminalRun(triggerId, "succeeded")
+      yield* sql`UPDATE webhook_outbox SET payload = '{"stored":"body"}' WHERE run_id = ${legacyId}`
       yield* startWorker()
-      yield* eventually("record", deliveryOf(runId), (d) => d !== undefined)
-      const sent = rx.received("/fixed")[0]!.raw.toString("utf8")
-      expect(JSON.parse(sent)).toMatchObject({ runId, status: "timed_out", faultClass: "client" })
-      expect(sent).toBe(row!.payload)
+      yield* eventually("records", Effect.all([deliveryOf(runId), deliveryOf(legacyId)]), (ds) => ds.every((d) => d !== undefined))
+      const run = (yield* sql<TerminalRun>`SELECT * FROM runs WHERE id = ${runId}`)[0]!
+      const bodies = rx.received("/fixed").map((r) => r.raw.toString("utf8"))
+      const rendered = bodies.find((b) => b.includes(runId))!
+      expect(rendered).toBe(payloadOf(run))
+      expect(JSON.parse(rendered)).toEqual({
+        runId,
+        triggerId,
+        status: "timed_out",
+        durationMs: 1234,
+        shortMessage: "hello",
+        errorMessage: "boom",
+        costUsd: "0.25",
+        faultClass: "client",
+        endedAt: run.ended_at!.toISOString()
+      })
+      expect(bodies).toContain(`{"stored":"body"}`)
     }))
 
   describe("SSRF guard at delivery time", () => {

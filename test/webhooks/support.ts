@@ -8,7 +8,7 @@ import { uuidv7 } from "../../src/Crypto/Ids.js"
 import { SecretBox } from "../../src/Crypto/SecretBox.js"
 import { DeliveriesRepo } from "../../src/Webhooks/DeliveriesRepo.js"
 import * as DeliveryWorker from "../../src/Webhooks/DeliveryWorker.js"
-import { enqueueTerminal } from "../../src/Webhooks/Outbox.js"
+import { outboxChannel } from "../../src/Webhooks/Outbox.js"
 import { UrlGuard } from "../../src/Webhooks/UrlGuard.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 
@@ -122,16 +122,20 @@ export const terminalRun = (triggerId: string, status: "succeeded" | "failed" | 
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const id = uuidv7()
-    const rows = yield* sql<any>`
-      INSERT INTO runs (id, trigger_id, environment_id, status, timeout_seconds, heartbeat_timeout_seconds,
-                        max_retries, webhook_url, webhook_secret_enc, duration_ms, short_message, error_message,
-                        cost_usd, fault_class, started_at, ended_at)
-      SELECT ${id}, t.id, t.environment_id, ${status}, 3600, 30, 0, t.webhook_url, t.webhook_secret_enc, 1234,
-             'hello', ${status === "succeeded" ? null : "boom"}, 0.25, ${status === "succeeded" ? "none" : "client"},
-             now(), now()
-      FROM triggers t WHERE t.id = ${triggerId}
-      RETURNING *`
-    yield* sql.withTransaction(enqueueTerminal(rows[0]))
+    yield* sql`
+      WITH done AS (
+        INSERT INTO runs (id, trigger_id, environment_id, status, timeout_seconds, heartbeat_timeout_seconds,
+                          max_retries, webhook_url, webhook_secret_enc, duration_ms, short_message, error_message,
+                          cost_usd, fault_class, started_at, ended_at)
+        SELECT ${id}, t.id, t.environment_id, ${status}, 3600, 30, 0, t.webhook_url, t.webhook_secret_enc, 1234,
+               'hello', ${status === "succeeded" ? null : "boom"}, 0.25, ${status === "succeeded" ? "none" : "client"},
+               now(), now()
+        FROM triggers t WHERE t.id = ${triggerId}
+        RETURNING *
+      )
+      INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc)
+      SELECT id, trigger_id, webhook_url, webhook_secret_enc FROM done WHERE webhook_url IS NOT NULL
+      RETURNING pg_notify(${outboxChannel}, run_id::text)`
     return id
   }).pipe(Effect.orDie)
 
@@ -168,7 +172,7 @@ export const outboxOf = (runId: string) =>
     const rows = yield* sql<any>`SELECT * FROM webhook_outbox WHERE run_id = ${runId}`
     return rows[0] as undefined | {
       attempts: number
-      payload: string
+      payload: string | null
       lease_owner: string | null
       next_attempt_at: Date
       last_status_code: number | null

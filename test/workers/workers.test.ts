@@ -99,6 +99,33 @@ withLayer(layer(), { excludeTestServices: true })("workers", (it) => {
       }))
   })
 
+  describe("worker token", () => {
+    it.effect("trusted for a second once verified: contact is still recorded, a deleted worker is refused after that second", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const w = yield* registerWorker(env, "cached")
+        const bearer = { authorization: `Bearer ${w.token}` }
+        const sql = yield* SqlClient.SqlClient
+        const lastSeen = sql<{ stale: boolean }>`
+          SELECT last_seen_at < now() - interval '1 minute' AS stale FROM workers WHERE id = ${w.workerId}`.pipe(Effect.orDie)
+        expect((yield* call("GET", "/api/v1/workers/me", { headers: bearer })).status).toBe(200)
+        // Silent for an hour, as far as the database knows: the next verification records contact again.
+        yield* makeStale(w.workerId)
+        yield* Effect.sleep("1100 millis")
+        expect((yield* call("GET", "/api/v1/workers/me", { headers: bearer })).status).toBe(200)
+        expect((yield* lastSeen)[0]!.stale).toBe(false)
+
+        // Within the second the token is trusted as verified; the worker itself is gone, so nothing is found.
+        yield* sql`DELETE FROM workers WHERE id = ${w.workerId}`.pipe(Effect.orDie)
+        const within = yield* call("GET", "/api/v1/workers/me", { headers: bearer })
+        expect(within.status).toBe(404)
+        yield* Effect.sleep("1100 millis")
+        const after = yield* call("GET", "/api/v1/workers/me", { headers: bearer })
+        expect(after.status).toBe(401)
+        expect(after.body).toEqual({ error: "invalid worker token" })
+      }))
+  })
+
   describe("environment listing", () => {
     it.effect("viewer+, newest first, status filter, pages; 400 for bad status; 404 for outsiders", () =>
       Effect.gen(function*() {
