@@ -51,7 +51,13 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
      */
     const create = (
       triggerId: string,
-      options: { readonly input: { readonly value: unknown } | undefined; readonly idempotencyKey: string | undefined; readonly actor: Actor }
+      options: {
+        readonly input: { readonly value: unknown } | undefined
+        readonly idempotencyKey: string | undefined
+        readonly actor: Actor
+        /** Only a trigger of this environment (the caller's, when it is known without a lookup). */
+        readonly environmentId?: string
+      }
     ): Effect.Effect<Created | undefined> =>
       Effect.gen(function*() {
         const now = yield* nowIso
@@ -64,7 +70,9 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         // of three: a run request is a hot path, and each round trip counts.
         const rows = yield* sql<RunRow>`
           WITH t AS (
-            SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL FOR SHARE
+            SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL
+              ${options.environmentId === undefined ? sql`` : sql`AND environment_id = ${options.environmentId}`}
+            FOR SHARE
           ), created AS (
             INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
               timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
@@ -90,7 +98,8 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         // and this statement takes a new snapshot, so it sees that run.
         const existing = yield* sql<RunRow>`
           SELECT r.* FROM runs r JOIN triggers t ON t.id = r.trigger_id AND t.deleted_at IS NULL
-          WHERE r.trigger_id = ${triggerId} AND r.idempotency_key = ${options.idempotencyKey}`
+          WHERE r.trigger_id = ${triggerId} AND r.idempotency_key = ${options.idempotencyKey}
+            ${options.environmentId === undefined ? sql`` : sql`AND t.environment_id = ${options.environmentId}`}`
         return existing[0] === undefined ? undefined : { run: existing[0], created: false }
       }).pipe(Effect.orDie, Effect.withSpan("RunsRepo.create"))
 

@@ -93,6 +93,10 @@ withLayer(layer(), { excludeTestServices: true })("runs", (it) => {
         })
         expect(longKey.status).toBe(400)
         expect(longKey.body.details.fieldErrors["idempotency-key"]).toBeDefined()
+        // The same through an operator key (whose insert folds in the trigger lookup).
+        const key = yield* mintApiKey(env, "operator")
+        expect((yield* call("POST", runPath(trigger.id), { bearer: key, rawBody: "{\"input\":" })).status).toBe(400)
+        expect((yield* call("POST", runPath(trigger.id), { bearer: key, rawBody: "[1]" })).body.details.formErrors.length).toBeGreaterThan(0)
       }))
 
     it.effect("401 without credentials, 403 for a viewer or a viewer key, 404 for strangers, other environments' keys and deleted triggers", () =>
@@ -115,13 +119,20 @@ withLayer(layer(), { excludeTestServices: true })("runs", (it) => {
         expect(foreign.body).toEqual({ error: "trigger not found" })
         const foreignKey = yield* mintApiKey(stranger, "admin")
         expect((yield* call("POST", runPath(trigger.id), { bearer: foreignKey })).status).toBe(404)
+        // Not found comes before a bad body, as for users.
+        expect((yield* call("POST", runPath(trigger.id), { bearer: foreignKey, rawBody: "{" })).status).toBe(404)
         expect((yield* call("POST", runPath("not-a-uuid"), { cookie: env.user.cookie })).status).toBe(404)
 
         const idle = yield* createTrigger(env, { name: "idle" })
         const deleted = yield* call("DELETE", `/api/v1/triggers/${idle.id}`, { cookie: env.user.cookie })
         expect(deleted.status).toBe(204)
         expect((yield* call("POST", runPath(idle.id), { cookie: env.user.cookie })).status).toBe(404)
+        const operatorKey = yield* mintApiKey(env, "operator")
+        expect((yield* call("POST", runPath(idle.id), { bearer: operatorKey })).body).toEqual({ error: "trigger not found" })
         expect((yield* call("GET", `/api/v1/triggers/${idle.id}/runs`, { cookie: env.user.cookie })).status).toBe(404)
+        // Only the operator's request made a run.
+        const runs = yield* call("GET", `/api/v1/triggers/${trigger.id}/runs`, { cookie: env.user.cookie })
+        expect(runs.body.items).toHaveLength(1)
       }))
 
     it.effect("snapshots the trigger: a later PATCH does not change an existing run's retries", () =>
