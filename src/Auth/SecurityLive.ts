@@ -89,10 +89,10 @@ export const WorkerAuthenticationLive = Layer.effect(
     // the database was a statement per call. A token verified in the last
     // second is trusted as it was: the statement below still runs at least
     // once a second per busy worker, which is also how often its contact is
-    // recorded. A deleted worker's token may so pass for up to a second on an
-    // instance that just verified it; every step it could take is scoped by
-    // its worker id in SQL, so it finds nothing to act on.
-    const verified = new Map<string, { readonly identity: WorkerIdentity; readonly at: number }>()
+    // recorded. A deleted worker's token may so pass for up to a second (and
+    // one round trip) on an instance that just verified it; every step it
+    // could take is scoped by its worker id in SQL, so it finds nothing.
+    const verified = new Map<string, { readonly identity: WorkerIdentity; at: number }>()
     const remember = (hash: string, identity: WorkerIdentity, now: number) => {
       if (verified.size >= 10_000) {
         for (const [key, entry] of verified) if (now - entry.at >= workerTokenTrustMillis) verified.delete(key)
@@ -107,7 +107,12 @@ export const WorkerAuthenticationLive = Layer.effect(
           const hash = sha256(value.value)
           const now = yield* Clock.currentTimeMillis
           const known = verified.get(hash)
-          if (known !== undefined && now - known.at < workerTokenTrustMillis) return known.identity
+          if (known !== undefined) {
+            if (now - known.at < workerTokenTrustMillis) return known.identity
+            // One call re-verifies; the worker's other calls meanwhile go on
+            // trusting it, rather than all queueing on its row at once.
+            known.at = now
+          }
           // Every authenticated call is contact: it keeps the worker online. The
           // write is debounced to once a second (online means seen within
           // WORKER_OFFLINE_AFTER_SECONDS), so a busy worker's calls are reads:

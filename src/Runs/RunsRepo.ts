@@ -46,8 +46,11 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
     /**
      * A new queued run with the trigger's settings as they are now (timeouts,
      * retries, webhook URL and sealed secret): a later PATCH affects only later
-     * runs. Undefined when the trigger is gone. The trigger row is share-locked,
-     * so a concurrent soft delete either sees this run or happens first.
+     * runs. Undefined when the trigger is gone. The trigger row is key-share
+     * locked (the lock the foreign key takes anyway, so concurrent requests do
+     * not stack up stronger locks on it): the soft delete locks it FOR UPDATE,
+     * so it either sees this run or happens first, and then this statement
+     * re-reads the row, finds it deleted and inserts nothing.
      */
     const create = (
       triggerId: string,
@@ -72,7 +75,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
           WITH t AS (
             SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL
               ${options.environmentId === undefined ? sql`` : sql`AND environment_id = ${options.environmentId}`}
-            FOR SHARE
+            FOR KEY SHARE
           ), created AS (
             INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
               timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
