@@ -55,7 +55,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     const [dispatchWorker] = await registerWorkers(client, idleTenant, 1)
     const hookTrigger = await createTrigger(client, tenant, { webhookUrl: receiver.url, webhookSecret: "bench-secret-0123456789abcdef" })
     const plainTrigger = await createTrigger(client, idleTenant, { workerId: dispatchWorker!.id })
-    const common = { client, tenant, receiver, producers: 16 }
+    const common = { client, tenant, receiver, producers: 16, servicePid: service.pid }
 
     const step = async <A>(name: string, f: () => Promise<A>): Promise<A | undefined> => {
       if (!wanted(name)) return undefined
@@ -130,6 +130,9 @@ const printTable = (r: any) => {
     add(`[${db}] dispatch at idle p50/p95/p99 ms`, `${x.idle.p50} / ${x.idle.p95} / ${x.idle.p99}`, g ? `graphile ${g.dispatch.p50} / ${g.dispatch.p95} / ${g.dispatch.p99}` : "")
     add(`[${db}] dispatch at ${x.loaded.rate}/s p50/p99 ms`, `${x.loaded.dispatch.p50} / ${x.loaded.dispatch.p99}`)
     add(`[${db}] webhook at 500/s p50/p99 ms`, `${x.webhook500.webhook.p50} / ${x.webhook500.webhook.p99}`)
+    const cpu = (c: any) => c ? `${c.service} / ${c.postgres} / ${c.bench}` : "n/a"
+    add(`[${db}] CPU ms per run: service / Postgres / bench, one call per step`, cpu(x.stepwise.cpuMsPerRun))
+    add(`[${db}] CPU ms per run: service / Postgres / bench, batched poll`, cpu(x.batched.cpuMsPerRun))
     add(`[${db}] webhook deliveries/s under load`, `${Math.max(x.stepwise.deliveredPerSec, x.batched.deliveredPerSec)}`)
     add(`[${db}] supervised runs / RSS idle → supervising (Δ MB)`, `${x.supervised.runs} / ${x.supervised.rssIdleMb} → ${x.supervised.rssSupervisingMb} (${x.supervised.rssDeltaMb})`)
     add(`[${db}] heartbeat p50/p99 ms`, `${x.supervised.heartbeat.p50} / ${x.supervised.heartbeat.p99}`)

@@ -1,6 +1,7 @@
 import type { Client } from "../lib/http.js"
 import type { startReceiver } from "../lib/receiver.js"
 import type { Tenant, Worker } from "../lib/setup.js"
+import { cpuMeter, type CpuPerRun } from "../lib/cpu.js"
 import { sleep, summarize, type Summary } from "../lib/stats.js"
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>
@@ -17,6 +18,8 @@ export interface LifecycleOptions {
   /** Runs requested per second; 0 = as fast as the producers go. */
   readonly rate: number
   readonly producers: number
+  /** The service's process id, to read its CPU time. */
+  readonly servicePid: number
 }
 
 export interface LifecycleFigures {
@@ -27,6 +30,8 @@ export interface LifecycleFigures {
   readonly dispatch: Summary
   readonly webhook: Summary
   readonly errors: number
+  /** CPU milliseconds per run: service, Postgres, bench client (all on one machine). */
+  readonly cpuMsPerRun: CpuPerRun
 }
 
 /**
@@ -44,6 +49,7 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
   let completed = 0
   let errors = 0
   const start = Date.now()
+  const cpu = cpuMeter(o.servicePid)
 
   const produce = async () => {
     while (requested < o.runs) {
@@ -98,6 +104,7 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
   ])
   const target = baseline.size + o.runs
   await o.receiver.waitFor(target, 60_000)
+  const cpuMsPerRun = cpu(o.runs)
   const mine = [...o.receiver.arrivals.entries()].filter(([id]) => !baseline.has(id))
   const lastArrival = Math.max(...mine.map(([, at]) => at))
   const seconds = (lastArrival - start) / 1000
@@ -109,7 +116,8 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
     deliveredPerSec: Math.round(mine.length / ((lastArrival - firstEnd) / 1000)),
     dispatch: summarize([...receivedAt].flatMap(([id, at]) => (requestedAt.has(id) ? [at - requestedAt.get(id)!] : []))),
     webhook: summarize(mine.flatMap(([id, at]) => (endedAt.has(id) ? [Math.max(0, at - endedAt.get(id)!)] : []))),
-    errors
+    errors,
+    cpuMsPerRun
   }
 }
 

@@ -2,6 +2,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as Effect from "effect/Effect"
 import m0001 from "./migrations/0001_initial.js"
 import m0002 from "./migrations/0002_outbox_payload_at_delivery.js"
+import m0003 from "./migrations/0003_hot_run_updates.js"
 
 /**
  * Migrations are bundled with the code (not read from disk), so a program that
@@ -9,7 +10,8 @@ import m0002 from "./migrations/0002_outbox_payload_at_delivery.js"
  */
 export const migrations = {
   "0001_initial": m0001,
-  "0002_outbox_payload_at_delivery": m0002
+  "0002_outbox_payload_at_delivery": m0002,
+  "0003_hot_run_updates": m0003
 }
 
 const run = Migrator.make({})

@@ -42,7 +42,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         FROM workers w
         CROSS JOIN LATERAL (
           SELECT count(*)::int AS active, (count(*) FILTER (WHERE a.status = 'assigned'))::int AS waiting
-          FROM runs a WHERE a.worker_id = w.id AND a.status IN ('assigned', 'claimed', 'running')
+          FROM runs a WHERE a.worker_id = w.id AND a.ended_at IS NULL AND a.status IN ('assigned', 'claimed', 'running')
         ) counts
         WHERE w.environment_id = ANY(${environmentIds}::uuid[])
           AND w.last_seen_at > ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
@@ -67,7 +67,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         const candidates = yield* sql<Candidate>`
           SELECT r.id, r.environment_id, t.worker_id AS pinned
           FROM runs r JOIN triggers t ON t.id = r.trigger_id
-          WHERE r.status = 'queued' ${environmentId === undefined ? sql`` : sql`AND r.environment_id = ${environmentId}`}
+          WHERE r.worker_id IS NULL AND r.ended_at IS NULL AND r.status = 'queued' ${environmentId === undefined ? sql`` : sql`AND r.environment_id = ${environmentId}`}
           ORDER BY r.id
           LIMIT ${config.batchSize}`
         if (candidates.length === 0) return []
@@ -129,7 +129,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
       const rows = yield* sql<{ id: string; environment_id: string }>`
         UPDATE runs r SET status = 'queued', worker_id = NULL, assigned_at = NULL, deadline_at = NULL
         FROM workers w
-        WHERE r.worker_id = w.id AND r.status = 'assigned'
+        WHERE r.worker_id = w.id AND r.ended_at IS NULL AND r.status = 'assigned'
           AND w.last_seen_at <= ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
         RETURNING r.id, r.environment_id`
       if (rows.length > 0) yield* Effect.logInfo("runs of offline workers released", { count: rows.length })

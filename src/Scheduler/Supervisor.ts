@@ -170,7 +170,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     const activeWithDeadline = (horizon: string | undefined) =>
       sql<{ id: string; deadline_at: Date }>`
         SELECT id, deadline_at FROM runs
-        WHERE status IN ('assigned', 'claimed', 'running') AND deadline_at IS NOT NULL
+        WHERE ended_at IS NULL AND status IN ('assigned', 'claimed', 'running') AND deadline_at IS NOT NULL
         ${horizon === undefined ? sql`` : sql`AND deadline_at <= ${horizon}::timestamptz ORDER BY deadline_at LIMIT ${config.batchSize}`}`
 
     const recover = Effect.gen(function*() {

@@ -77,7 +77,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         sql<PolledRow>`
           WITH picked AS MATERIALIZED (
             SELECT id FROM runs
-            WHERE worker_id = ${workerId} AND status = 'assigned' AND deadline_at > ${now}::timestamptz
+            WHERE worker_id = ${workerId} AND ended_at IS NULL AND status = 'assigned' AND deadline_at > ${now}::timestamptz
             ORDER BY id LIMIT ${max} FOR UPDATE SKIP LOCKED
           ), claimed AS (
             UPDATE runs SET status = 'claimed', claimed_at = ${now}::timestamptz,
@@ -97,7 +97,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         sql<PolledRow>`
           SELECT r.*, t.name AS trigger_name, t.input AS trigger_input
           FROM runs r JOIN triggers t ON t.id = r.trigger_id
-          WHERE r.worker_id = ${workerId} AND r.status = 'assigned' AND r.deadline_at > ${now}::timestamptz
+          WHERE r.worker_id = ${workerId} AND r.ended_at IS NULL AND r.status = 'assigned' AND r.deadline_at > ${now}::timestamptz
           ORDER BY r.id LIMIT ${max}`).pipe(Effect.orDie)
 
     const start = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import type { Actor } from "../Auth/Security.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
+import { activeStatuses } from "../Runs/Run.js"
 import type { Environment } from "./Api.js"
 import { type EnvironmentRow, toEnvironment } from "./Workspaces.js"
 
@@ -43,9 +44,13 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
       Effect.gen(function*() {
         const locked = yield* sql`SELECT id FROM environments WHERE id = ${id} FOR UPDATE`
         if (locked.length === 0) return yield* Effect.fail(NotFound.of("environment"))
+        // Active: queued (no worker yet) or held by one of the environment's
+        // workers, and not ended; each half has its own partial index.
         const active = yield* sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM runs
-          WHERE environment_id = ${id} AND status IN ('queued', 'assigned', 'claimed', 'running')`
+          SELECT ((SELECT count(*) FROM runs
+                   WHERE environment_id = ${id} AND worker_id IS NULL AND ended_at IS NULL AND status IN ${sql.in(activeStatuses)})
+                + (SELECT count(*) FROM runs r JOIN workers w ON w.id = r.worker_id
+                   WHERE w.environment_id = ${id} AND r.ended_at IS NULL AND r.status IN ${sql.in(activeStatuses)}))::int AS n`
         const n = active[0]?.n ?? 0
         if (n > 0) {
           return yield* Effect.fail(new Conflict({ error: `environment has ${n} active run(s); wait for them to finish` }))
