@@ -11,10 +11,14 @@ export interface Deadline {
   readonly deadline_at: Date
 }
 
-interface Candidate {
+/** A row of the planning query: a queued run (with its pinned worker) or an online worker (with its load). */
+interface PlanRow {
+  readonly kind: "run" | "worker"
   readonly id: string
   readonly environment_id: string
   readonly pinned: string | null
+  readonly active: number
+  readonly waiting: number
 }
 
 interface OnlineWorker {
@@ -36,18 +40,6 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     const config = yield* SchedulerConfig
     const wakeups = yield* Wakeups
 
-    const onlineWorkers = (environmentIds: ReadonlyArray<string>, now: string) =>
-      sql<{ id: string; environment_id: string; active: number; waiting: number }>`
-        SELECT w.id, w.environment_id, counts.active, counts.waiting
-        FROM workers w
-        CROSS JOIN LATERAL (
-          SELECT count(*)::int AS active, (count(*) FILTER (WHERE a.status = 'assigned'))::int AS waiting
-          FROM runs a WHERE a.worker_id = w.id AND a.ended_at IS NULL AND a.status IN ('assigned', 'claimed', 'running')
-        ) counts
-        WHERE w.environment_id = ANY(${environmentIds}::uuid[])
-          AND w.last_seen_at > ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
-        ORDER BY w.id`
-
     /**
      * Assigns queued runs (of one environment, or of all) to the trigger's
      * pinned worker when it is online, else to the online worker with the
@@ -56,24 +48,43 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
      *
      * It runs on every poll and every new run, so it is built for round trips,
      * not transactions: one read when nothing is queued (the common case);
-     * otherwise the candidates, the online workers of their environments, and
-     * ONE conditional UPDATE for the whole batch. Nothing is locked while the
+     * otherwise that read (the candidates and the online workers of their
+     * environments together) and ONE conditional UPDATE for the whole batch. Nothing is locked while the
      * plan is made: the UPDATE only takes runs still `queued`, so when two
      * assigners pick the same run it is handed out once and the other skips it.
      */
     const assignQueued = (environmentId?: string): Effect.Effect<ReadonlyArray<Deadline>> =>
       Effect.gen(function*() {
         const now = yield* nowIso
-        const candidates = yield* sql<Candidate>`
-          SELECT r.id, r.environment_id, t.worker_id AS pinned
-          FROM runs r JOIN triggers t ON t.id = r.trigger_id
-          WHERE r.worker_id IS NULL AND r.ended_at IS NULL AND r.status = 'queued' ${environmentId === undefined ? sql`` : sql`AND r.environment_id = ${environmentId}`}
-          ORDER BY r.id
-          LIMIT ${config.batchSize}`
+        // The candidates and the online workers of their environments, in one
+        // round trip: the runs first (oldest first), then the workers.
+        const rows = yield* sql<PlanRow>`
+          WITH c AS (
+            SELECT r.id, r.environment_id, t.worker_id AS pinned
+            FROM runs r JOIN triggers t ON t.id = r.trigger_id
+            WHERE r.worker_id IS NULL AND r.ended_at IS NULL AND r.status = 'queued'
+              ${environmentId === undefined ? sql`` : sql`AND r.environment_id = ${environmentId}`}
+            ORDER BY r.id
+            LIMIT ${config.batchSize}
+          ), w AS (
+            SELECT w.id, w.environment_id, counts.active, counts.waiting
+            FROM workers w
+            CROSS JOIN LATERAL (
+              SELECT count(*)::int AS active, (count(*) FILTER (WHERE a.status = 'assigned'))::int AS waiting
+              FROM runs a WHERE a.worker_id = w.id AND a.ended_at IS NULL AND a.status IN ('assigned', 'claimed', 'running')
+            ) counts
+            WHERE w.environment_id IN (SELECT environment_id FROM c)
+              AND w.last_seen_at > ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
+          )
+          SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting FROM c
+          UNION ALL
+          SELECT 'worker' AS kind, id, environment_id, NULL::uuid, active, waiting FROM w
+          ORDER BY kind, id`
+        const candidates = rows.filter((r) => r.kind === "run")
         if (candidates.length === 0) return []
         const workersByEnv = new Map<string, Array<OnlineWorker>>()
-        const online = yield* onlineWorkers([...new Set(candidates.map((r) => r.environment_id))], now)
-        for (const w of online) {
+        for (const w of rows) {
+          if (w.kind !== "worker") continue
           const list = workersByEnv.get(w.environment_id) ?? []
           list.push({ id: w.id, active: w.active, waiting: w.waiting })
           workersByEnv.set(w.environment_id, list)
