@@ -36,9 +36,12 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     // When each supervised run's fiber will next wake; a shorter deadline replaces the fiber.
     const wakes = new Map<string, Wake>()
 
+    // follow_up: whether ending this run writes more than the run itself (a
+    // retry, a webhook); both depend only on the run's own snapshot columns.
     const readDeadline = (runId: string) =>
-      sql<{ status: RunStatus; deadline_at: Date | null }>`
-        SELECT status, deadline_at FROM runs WHERE id = ${runId}`.pipe(Effect.map((rows) => rows[0]))
+      sql<{ status: RunStatus; deadline_at: Date | null; follow_up: boolean }>`
+        SELECT status, deadline_at, (webhook_url IS NOT NULL OR attempt <= max_retries) AS follow_up
+        FROM runs WHERE id = ${runId}`.pipe(Effect.map((rows) => rows[0]))
 
     /**
      * One look at the run when its fiber wakes: applies the transition when
@@ -61,7 +64,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
           // Re-read: reassigned (a new claim deadline) or left queued (done).
           return yield* check(runId, wake)
         }
-        const terminal = yield* transitions.timeOut(runId)
+        const terminal = yield* transitions.timeOut(runId, row.follow_up)
         if (terminal === undefined) return yield* check(runId, wake)
         yield* Effect.logInfo("run timed out").pipe(Effect.annotateLogs({ faultClass: terminal.run.fault_class }))
         if (terminal.retry !== undefined) {

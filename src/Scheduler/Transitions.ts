@@ -184,22 +184,26 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
      * Heartbeat or execution deadline passed: `timed_out`, `client` when the
      * run was running past its timeoutSeconds, else `infra` (the worker went
      * silent). Undefined when the deadline moved or another instance won.
+     * `followUp` false (no retries left, no webhook, as the caller read from
+     * the run's snapshot) makes it the bare UPDATE: many runs time out at
+     * once when a fleet of workers goes silent, and that statement is lighter.
      */
-    const timeOut = (runId: string): Effect.Effect<Terminal | undefined> =>
+    const timeOut = (runId: string, followUp = true): Effect.Effect<Terminal | undefined> =>
       Effect.gen(function*() {
         const now = yield* nowIso
-        const ended = yield* terminal(
-          sql<RunRow>`
-            UPDATE runs SET status = 'timed_out', ended_at = ${now}::timestamptz,
-              duration_ms = ${durationMs(now)(sql)},
-              fault_class = CASE
-                WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${now}::timestamptz
-                THEN 'client' ELSE 'infra' END,
-              deadline_at = NULL
-            WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
-            RETURNING *`,
-          now
-        )
+        const update = sql<RunRow>`
+          UPDATE runs SET status = 'timed_out', ended_at = ${now}::timestamptz,
+            duration_ms = ${durationMs(now)(sql)},
+            fault_class = CASE
+              WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${now}::timestamptz
+              THEN 'client' ELSE 'infra' END,
+            deadline_at = NULL
+          WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
+          RETURNING *`
+        const ended = followUp
+          ? yield* terminal(update, now)
+          : yield* Effect.map(Effect.orDie(update), (rows): Terminal | undefined =>
+            rows[0] === undefined ? undefined : { run: rows[0], retry: undefined })
         yield* published(ended)
         return ended
       }).pipe(Effect.withSpan("Transitions.timeOut", { attributes: { runId } }))
