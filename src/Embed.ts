@@ -201,10 +201,11 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
         const created = yield* runs.create(trigger.id, {
           input,
           idempotencyKey: options.idempotencyKey,
-          actor: yield* principal
+          actor: yield* principal,
+          placement: supervisor.placement
         })
         if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
-        if (created.created) yield* supervisor.assignAndWatch(trigger.environment_id)
+        yield* supervisor.requested(created)
         return toRun(created.run)
       }).pipe(Effect.withSpan("PipelineTriggers.startRun"))
 

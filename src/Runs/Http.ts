@@ -64,8 +64,8 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const text = yield* Effect.orDie(request.text)
           const respond = (created: Created) =>
             Effect.gen(function*() {
-              // Assign at once: the answer still shows the run as it was created (queued).
-              if (created.created) yield* supervisor.assignAndWatch(created.run.environment_id)
+              // Assigned or not, the answer shows the run as it was requested (queued).
+              yield* supervisor.requested(created)
               const encoded = yield* Effect.orDie(encodeRun(toRun(created.run)))
               return HttpServerResponse.unsafeJson(encoded, { status: created.created ? 201 : 200 })
             })
@@ -80,7 +80,8 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
                 input: body.right.input,
                 idempotencyKey: headers["idempotency-key"],
                 actor,
-                environmentId: actor.environmentId
+                environmentId: actor.environmentId,
+                placement: supervisor.placement
               })
               if (created !== undefined) return yield* respond(created)
             }
@@ -91,7 +92,8 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const created = yield* repo.create(trigger.id, {
             input: body.input,
             idempotencyKey: headers["idempotency-key"],
-            actor
+            actor,
+            placement: supervisor.placement
           })
           if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
           return yield* respond(created)

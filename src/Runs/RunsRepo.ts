@@ -26,9 +26,26 @@ export interface RunFilter {
 }
 
 export interface Created {
+  /** The run as requested (a new run reads `queued`, as the contract answers it). */
   readonly run: RunRow
   /** False when an earlier request with the same Idempotency-Key made the run. */
   readonly created: boolean
+  /** Where the new run went in the same statement, when it was assigned at once. */
+  readonly assigned?: { readonly workerId: string; readonly deadlineAt: Date } | undefined
+}
+
+/**
+ * The scheduler's rules, for a new run to be assigned in the statement that
+ * creates it: to the trigger's pinned worker or else the least-loaded online
+ * worker of the environment, with fewer than `maxAssignedPerWorker` unclaimed
+ * runs; and only when nothing older is queued there, so no run jumps the queue.
+ */
+export interface Placement {
+  readonly claimTimeoutSeconds: number
+  readonly workerOfflineAfterSeconds: number
+  readonly maxAssignedPerWorker: number
+  /** The channel that wakes long-polling workers on every instance. */
+  readonly channel: string
 }
 
 /** Runs as records: creation (with idempotency and audit) and listings. */
@@ -60,6 +77,8 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         readonly actor: Actor
         /** Only a trigger of this environment (the caller's, when it is known without a lookup). */
         readonly environmentId?: string
+        /** Assign the run at once where the scheduler's rules allow. */
+        readonly placement?: Placement
       }
     ): Effect.Effect<Created | undefined> =>
       Effect.gen(function*() {
@@ -69,22 +88,47 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         const explicit = value === undefined || value === null ? null : JSON.stringify(value)
         const actor = actorColumns(options.actor)
         const metadata = JSON.stringify({ triggerId, idempotencyKey: options.idempotencyKey !== undefined })
-        // One statement (share-lock, insert, audit row) instead of a transaction
-        // of three: a run request is a hot path, and each round trip counts.
-        const rows = yield* sql<RunRow>`
+        const place = options.placement
+        // One statement (lock, placement, insert, audit row) instead of a
+        // transaction of several: a run request is a hot path, and each round
+        // trip counts. Placed at once, the run skips the assignment pass (two
+        // more round trips before its worker's poll wakes).
+        const rows = yield* sql<RunRow & { readonly notified: boolean | null }>`
           WITH t AS (
             SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL
               ${options.environmentId === undefined ? sql`` : sql`AND environment_id = ${options.environmentId}`}
             FOR KEY SHARE
+          ), pick AS (
+            ${
+          place === undefined ? sql`SELECT NULL::uuid AS id WHERE false` : sql`
+            SELECT w.id FROM t
+            JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
+            CROSS JOIN LATERAL (
+              SELECT count(*) AS active, count(*) FILTER (WHERE a.status = 'assigned') AS waiting
+              FROM runs a WHERE a.worker_id = w.id AND a.ended_at IS NULL AND a.status IN ('assigned', 'claimed', 'running')
+            ) load
+            WHERE w.last_seen_at > ${now}::timestamptz - ${place.workerOfflineAfterSeconds}::int * interval '1 second'
+              AND load.waiting < ${place.maxAssignedPerWorker}
+              AND NOT EXISTS (
+                SELECT 1 FROM runs q WHERE q.environment_id = t.environment_id
+                  AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')
+            ORDER BY load.active, w.id
+            LIMIT 1`
+        }
           ), created AS (
             INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
-              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
-            SELECT ${id}, t.id, t.environment_id, 'queued', 1,
+              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at,
+              worker_id, assigned_at, deadline_at)
+            SELECT ${id}, t.id, t.environment_id, CASE WHEN pick.id IS NULL THEN 'queued' ELSE 'assigned' END, 1,
               ${options.input === undefined ? sql`t.input` : sql`${explicit}::jsonb`},
               ${options.idempotencyKey ?? null},
               t.timeout_seconds, t.heartbeat_timeout_seconds, t.max_retries, t.webhook_url, t.webhook_secret_enc,
-              ${now}::timestamptz
-            FROM t
+              ${now}::timestamptz,
+              pick.id,
+              CASE WHEN pick.id IS NULL THEN NULL ELSE ${now}::timestamptz END,
+              CASE WHEN pick.id IS NULL THEN NULL
+                ELSE ${now}::timestamptz + ${place?.claimTimeoutSeconds ?? 0}::int * interval '1 second' END
+            FROM t LEFT JOIN pick ON true
             ON CONFLICT (trigger_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING *
           ), audited AS (
@@ -93,9 +137,22 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
               'run', created.id, ${metadata}::jsonb
             FROM created
           )
-          SELECT * FROM created`
-        const run = rows[0]
-        if (run !== undefined) return { run, created: true }
+          SELECT created.*,
+            -- Delivered at commit: pollers on every instance wake once the run is visible.
+            CASE WHEN created.worker_id IS NULL THEN NULL
+              ELSE pg_notify(${place?.channel ?? ""}, created.worker_id::text) IS NULL END AS notified
+          FROM created`
+        const row = rows[0]
+        if (row !== undefined) {
+          const { notified: _, ...run } = row
+          if (run.worker_id === null || run.deadline_at === null) return { run, created: true }
+          return {
+            // The answer shows the run as requested; its assignment is the scheduler's business.
+            run: { ...run, status: "queued" as const, worker_id: null, assigned_at: null, deadline_at: null },
+            created: true,
+            assigned: { workerId: run.worker_id, deadlineAt: run.deadline_at }
+          }
+        }
         if (options.idempotencyKey === undefined) return undefined
         // The conflicting insert has committed by now (ON CONFLICT waited for it),
         // and this statement takes a new snapshot, so it sees that run.

@@ -4,10 +4,12 @@ import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import * as Schedule from "effect/Schedule"
 import type { RunStatus } from "../Runs/Run.js"
+import type { Created, Placement } from "../Runs/RunsRepo.js"
 import { Assignment, type Deadline } from "./Assignment.js"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { toMillis } from "./Time.js"
 import { Transitions } from "./Transitions.js"
+import { assignedChannel, Wakeups } from "./Wakeups.js"
 
 interface Wake {
   at: number
@@ -32,6 +34,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     const config = yield* SchedulerConfig
     const assignment = yield* Assignment
     const transitions = yield* Transitions
+    const wakeups = yield* Wakeups
     const fibers = yield* FiberMap.make<string>()
     // When each supervised run's fiber will next wake; a shorter deadline replaces the fiber.
     const wakes = new Map<string, Wake>()
@@ -170,6 +173,29 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
         )
       })
 
+    /** The rules run creation uses to assign a new run in its own statement. */
+    const placement: Placement = {
+      claimTimeoutSeconds: config.claimTimeoutSeconds,
+      workerOfflineAfterSeconds: config.workerOfflineAfterSeconds,
+      maxAssignedPerWorker: config.maxAssignedPerWorker,
+      channel: assignedChannel
+    }
+
+    /**
+     * After a run request: a run placed by its creating statement gets its
+     * claim deadline supervised and its worker's poll woken here (other
+     * instances' polls wake on the statement's NOTIFY); a run left queued
+     * gets an assignment pass.
+     */
+    const requested = (created: Created): Effect.Effect<void> => {
+      if (!created.created) return Effect.void
+      if (created.assigned === undefined) return Effect.asVoid(assignAndWatch(created.run.environment_id))
+      return Effect.zipRight(
+        watch(created.run.id, created.assigned.deadlineAt.getTime()),
+        wakeups.wake(created.assigned.workerId)
+      )
+    }
+
     const activeWithDeadline = (horizon: string | undefined) =>
       sql<{ id: string; deadline_at: Date }>`
         SELECT id, deadline_at FROM runs
@@ -209,6 +235,6 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     /** How many runs this instance supervises right now. */
     const size: Effect.Effect<number> = FiberMap.size(fibers)
 
-    return { watch, watchAll, release, assignAndWatch, size } as const
+    return { watch, watchAll, release, assignAndWatch, placement, requested, size } as const
   })
 }) {}

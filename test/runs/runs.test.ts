@@ -162,6 +162,37 @@ withLayer(layer(), { excludeTestServices: true })("runs", (it) => {
         expect(listed.body.items[0]).toMatchObject({ id: run.body.id, status: "assigned", workerId: worker.workerId })
         expect(listed.body.items[0].assignedAt).toBeTypeOf("string")
       }))
+
+    it.effect("placed by the creating statement only when nothing older is queued: no run jumps the queue", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const trigger = yield* createTrigger(env)
+        const key = yield* mintApiKey(env, "operator")
+        const sql = yield* SqlClient.SqlClient
+        // No worker yet: the first run stays queued.
+        const first = yield* call("POST", runPath(trigger.id), { bearer: key })
+        const worker = yield* registerWorker(env)
+        // A worker is online now, but an older run is queued: the new run queues behind it.
+        const second = yield* call("POST", runPath(trigger.id), { bearer: key })
+        expect(second.status).toBe(201)
+        expect(second.body).toMatchObject({ status: "queued", workerId: null, assignedAt: null })
+        const rows = yield* sql<{ id: string; status: string; worker_id: string | null }>`
+          SELECT id, status, worker_id FROM runs WHERE trigger_id = ${trigger.id} ORDER BY id`.pipe(Effect.orDie)
+        // The request's assignment pass then hands both out, oldest first.
+        expect(rows.map((r) => [r.id, r.status, r.worker_id])).toEqual([
+          [first.body.id, "assigned", worker.workerId],
+          [second.body.id, "assigned", worker.workerId]
+        ])
+        // With nothing queued, the next run is placed by its own statement, answered as requested.
+        const third = yield* call("POST", runPath(trigger.id), { bearer: key })
+        expect(third.body).toMatchObject({ status: "queued", workerId: null })
+        const placed = yield* sql<{ status: string; worker_id: string; deadline_set: boolean }>`
+          SELECT status, worker_id, deadline_at IS NOT NULL AS deadline_set FROM runs WHERE id = ${third.body.id}`.pipe(Effect.orDie)
+        expect(placed[0]).toEqual({ status: "assigned", worker_id: worker.workerId, deadline_set: true })
+        const audit = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM audit_log WHERE target_id = ${third.body.id} AND action = 'run.requested'`.pipe(Effect.orDie)
+        expect(audit[0]!.n).toBe(1)
+      }))
   })
 
   describe("listings", () => {

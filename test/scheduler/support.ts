@@ -4,6 +4,7 @@ import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
 import { sha256 } from "../../src/Crypto/Tokens.js"
+import { Supervisor } from "../../src/Scheduler/Supervisor.js"
 import { RunsRepo } from "../../src/Runs/RunsRepo.js"
 import * as Scheduler from "../../src/Scheduler/Scheduler.js"
 import type { SchedulerConfigShape } from "../../src/Scheduler/SchedulerConfig.js"
@@ -94,11 +95,15 @@ export const addTrigger = (environmentId: string, options: TriggerOptions = {}) 
 export const requestRun = (triggerId: string, userId: string) =>
   Effect.gen(function*() {
     const repo = yield* RunsRepo
+    const supervisor = yield* Supervisor
+    // As a run request does: placed by its creating statement where the rules allow, else an assignment pass.
     const created = yield* repo.create(triggerId, {
       input: undefined,
       idempotencyKey: undefined,
-      actor: { _tag: "User", userId, sessionHash: "test" }
+      actor: { _tag: "User", userId, sessionHash: "test" },
+      placement: supervisor.placement
     })
+    yield* supervisor.requested(created!)
     return created!.run.id
   })
 
