@@ -1,9 +1,9 @@
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { acquireFaultLock, closeClient, releaseFaultLock, createDatabase, type Receiver, sleep, startReceiver, startService, type TestDatabase } from "../support/Process.js"
+import { createDatabase, type Receiver, sleep, startReceiver, startService, type TestDatabase, cleanupsAfterAll, faultLock } from "../support/Process.js"
 import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
 
 /**
@@ -13,14 +13,7 @@ import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, St
  * duplicated or left stuck.
  */
 
-// One fault scenario at a time on this machine (see acquireFaultLock).
-const faultLock = Effect.acquireRelease(Effect.promise(() => acquireFaultLock()), () => Effect.sync(releaseFaultLock))
-
-const cleanups: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
-  closeClient()
-})
+const cleanup = cleanupsAfterAll()
 
 const environment = (db: TestDatabase) => ({
   DATABASE_URL: db.url,
@@ -32,9 +25,9 @@ const environment = (db: TestDatabase) => ({
 
 const setup = async () => {
   const db = await createDatabase()
-  cleanups.push(db.drop)
+  cleanup(db.drop)
   const receiver: Receiver = await startReceiver()
-  cleanups.push(receiver.close)
+  cleanup(receiver.close)
   return { db, receiver }
 }
 
@@ -45,7 +38,7 @@ describe("crash under load", () => {
       const { db, receiver } = yield* Effect.promise(setup)
       const env = environment(db)
       let service = yield* Effect.promise(() => startService(env))
-      cleanups.push(() => service.stop())
+      cleanup(() => service.stop())
       const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 4))
       const stats = new Stats()
       const load = startLoad({

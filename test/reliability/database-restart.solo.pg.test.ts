@@ -1,10 +1,10 @@
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { acquireFaultLock, closeClient, releaseFaultLock, createDatabase, request, sleep, startReceiver, startService, waitUntil } from "../support/Process.js"
+import { createDatabase, request, sleep, startReceiver, startService, waitUntil, cleanupsAfterAll, faultLock } from "../support/Process.js"
 import { figures, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
 
 /**
@@ -15,14 +15,7 @@ import { figures, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated
  * run still ends exactly once with one delivery record.
  */
 
-// One fault scenario at a time on this machine (see acquireFaultLock).
-const faultLock = Effect.acquireRelease(Effect.promise(() => acquireFaultLock()), () => Effect.sync(releaseFaultLock))
-
-const cleanups: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
-  closeClient()
-})
+const cleanup = cleanupsAfterAll()
 
 const cluster = () => fs.readdirSync("/etc/postgresql")[0]!
 
@@ -56,9 +49,9 @@ describe("database restart", () => {
     Effect.gen(function*() {
       yield* faultLock
       const db = yield* Effect.promise(createDatabase)
-      cleanups.push(db.drop)
+      cleanup(db.drop)
       const receiver = yield* Effect.promise(startReceiver)
-      cleanups.push(receiver.close)
+      cleanup(receiver.close)
       const service = yield* Effect.promise(() =>
         startService({
           DATABASE_URL: db.url,
@@ -67,7 +60,7 @@ describe("database restart", () => {
           WORKER_OFFLINE_AFTER_SECONDS: "10"
         })
       )
-      cleanups.push(() => service.stop())
+      cleanup(() => service.stop())
       const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 4))
       const quiet = yield* Effect.promise(() => quietMoment(new URL(db.url).pathname.slice(1), db.query))
       const stats = new Stats()

@@ -1,9 +1,9 @@
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { acquireFaultLock, closeClient, releaseFaultLock, createDatabase, request, sleep, startReceiver, startService, waitUntil } from "../support/Process.js"
+import { createDatabase, request, sleep, startReceiver, startService, waitUntil, cleanupsAfterAll, faultLock } from "../support/Process.js"
 import { setupTenant, Stats } from "./load.js"
 
 /**
@@ -14,30 +14,23 @@ import { setupTenant, Stats } from "./load.js"
  * SHUTDOWN_TIMEOUT_SECONDS; the next start delivers it, once.
  */
 
-// One fault scenario at a time on this machine (see acquireFaultLock).
-const faultLock = Effect.acquireRelease(Effect.promise(() => acquireFaultLock()), () => Effect.sync(releaseFaultLock))
-
-const cleanups: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
-  closeClient()
-})
+const cleanup = cleanupsAfterAll()
 
 describe("graceful shutdown", () => {
   it.scopedLive("SIGTERM: in-flight requests answered, new ones refused, delivery handed back, bounded exit", () =>
     Effect.gen(function*() {
       yield* faultLock
       const db = yield* Effect.promise(createDatabase)
-      cleanups.push(db.drop)
+      cleanup(db.drop)
       const receiver = yield* Effect.promise(startReceiver)
-      cleanups.push(receiver.close)
+      cleanup(receiver.close)
       const env = {
         DATABASE_URL: db.url,
         DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pts-shutdown-")),
         SHUTDOWN_TIMEOUT_SECONDS: "10"
       }
       const service = yield* Effect.promise(() => startService(env))
-      cleanups.push(() => service.stop())
+      cleanup(() => service.stop())
       const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 2))
       const [busy, idle] = tenant.workers as [typeof tenant.workers[0], typeof tenant.workers[0]]
       const stats = new Stats()
@@ -112,7 +105,7 @@ describe("graceful shutdown", () => {
       // The next start delivers it, and records it once.
       receiver.delayMs = 0
       const again = yield* Effect.promise(() => startService(env, { port: service.port }))
-      cleanups.push(() => again.stop())
+      cleanup(() => again.stop())
       const delivered = yield* Effect.promise(() =>
         waitUntil(async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE run_id = '${runId}'`)).length === 1, 20_000)
       )
@@ -128,7 +121,7 @@ describe("graceful shutdown", () => {
     Effect.gen(function*() {
       yield* faultLock
       const db = yield* Effect.promise(createDatabase)
-      cleanups.push(db.drop)
+      cleanup(db.drop)
       const service = yield* Effect.promise(() =>
         startService({
           DATABASE_URL: db.url,
@@ -136,7 +129,7 @@ describe("graceful shutdown", () => {
           SHUTDOWN_TIMEOUT_SECONDS: "2"
         })
       )
-      cleanups.push(() => service.stop())
+      cleanup(() => service.stop())
       const tenant = yield* Effect.promise(() => setupTenant(service.url, "http://127.0.0.1:9/hook", 1))
       const worker = tenant.workers[0]!
       const longPoll = request(service.url, "GET", `/api/v1/workers/${worker.id}/poll?wait=30`, { bearer: worker.token, timeoutMs: 40_000 })

@@ -1,9 +1,9 @@
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { acquireFaultLock, closeClient, releaseFaultLock, createDatabase, sleep, startReceiver, startService } from "../support/Process.js"
+import { createDatabase, sleep, startReceiver, startService, cleanupsAfterAll, faultLock } from "../support/Process.js"
 import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
 
 /**
@@ -14,23 +14,16 @@ import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, St
  * rows), and every run must still end exactly once.
  */
 
-// One fault scenario at a time on this machine (see acquireFaultLock).
-const faultLock = Effect.acquireRelease(Effect.promise(() => acquireFaultLock()), () => Effect.sync(releaseFaultLock))
-
-const cleanups: Array<() => Promise<unknown>> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
-  closeClient()
-})
+const cleanup = cleanupsAfterAll()
 
 describe("two instances", () => {
   it.scopedLive("kill one of two instances mid-load: the other finishes everything, exactly once", () =>
     Effect.gen(function*() {
       yield* faultLock
       const db = yield* Effect.promise(createDatabase)
-      cleanups.push(db.drop)
+      cleanup(db.drop)
       const receiver = yield* Effect.promise(startReceiver)
-      cleanups.push(receiver.close)
+      cleanup(receiver.close)
       const env = {
         DATABASE_URL: db.url,
         // One DATA_DIR: both instances must share the generated JWT and webhook-secret keys.
@@ -39,9 +32,9 @@ describe("two instances", () => {
         WORKER_OFFLINE_AFTER_SECONDS: "6"
       }
       const a = yield* Effect.promise(() => startService(env))
-      cleanups.push(() => a.stop())
+      cleanup(() => a.stop())
       const b = yield* Effect.promise(() => startService(env))
-      cleanups.push(() => b.stop())
+      cleanup(() => b.stop())
       const tenant = yield* Effect.promise(() => setupTenant(a.url, receiver.url, 6))
       const stats = new Stats()
       let aAlive = true

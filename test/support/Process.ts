@@ -1,4 +1,5 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
+import { afterAll } from "@effect/vitest"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -336,4 +337,23 @@ export const acquireFaultLock = async (timeoutMs = 600_000): Promise<void> => {
 
 export const releaseFaultLock = () => {
   if (fs.existsSync(lockPath) && fs.readFileSync(lockPath, "utf8") === String(process.pid)) fs.rmSync(lockPath, { force: true })
+}
+
+/** One fault scenario at a time on this machine (see `acquireFaultLock`), held for the test's scope. */
+export const faultLock = Effect.acquireRelease(Effect.promise(() => acquireFaultLock()), () => Effect.sync(releaseFaultLock))
+
+/**
+ * A fault-test file's cleanups: each resource registers its own as it comes
+ * up; after the file's tests they run newest first (services stop before their
+ * database is dropped), then the shared HTTP client closes.
+ */
+export const cleanupsAfterAll = (): ((cleanup: () => Promise<unknown>) => void) => {
+  const cleanups: Array<() => Promise<unknown>> = []
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
+    closeClient()
+  })
+  return (cleanup) => {
+    cleanups.push(cleanup)
+  }
 }
