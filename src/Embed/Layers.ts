@@ -1,0 +1,81 @@
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Stream from "effect/Stream"
+import * as path from "node:path"
+import { BackgroundLive, HttpLive, ServicesLive } from "../App.js"
+import { migrate } from "../Db/Migrations.js"
+import { Notifications } from "../Db/Notifications.js"
+import * as PgliteClient from "../Db/PgliteClient.js"
+import { AppConfigFromEmbedding, layerConfig, PipelineTriggersConfig, type PipelineTriggersOptions } from "./Config.js"
+import { PipelineTriggers } from "./PipelineTriggers.js"
+
+/**
+ * Single-instance LISTEN/NOTIFY for a host `SqlClient` that is not `@effect/sql-pg`:
+ * wakeups reach this process only, which is all one instance needs.
+ */
+const localNotifications = Effect.map(PubSub.unbounded<{ channel: string; payload: string }>(), (hub) =>
+  Notifications.of({
+    listen: (channel) => Stream.fromPubSub(hub).pipe(Stream.filter((m) => m.channel === channel), Stream.map((m) => m.payload)),
+    notify: (channel, payload) => Effect.asVoid(PubSub.publish(hub, { channel, payload }))
+  }))
+
+/** LISTEN/NOTIFY through the host's `PgClient` when it is one (several instances), else in-process. */
+const NotificationsFromHost: Layer.Layer<Notifications> = Layer.effect(
+  Notifications,
+  Effect.flatMap(Effect.serviceOption(PgClient.PgClient), (pg) =>
+    Option.match(pg, {
+      onNone: () => localNotifications,
+      onSome: (client) => Effect.succeed(Notifications.of({ listen: client.listen, notify: client.notify }))
+    }))
+)
+
+/** Every service `layer` gives: `PipelineTriggers` plus the domain and scheduler services behind it. */
+export type Services = Layer.Layer.Success<typeof core>
+
+const core = PipelineTriggers.Default.pipe(
+  // The same layer values App.ts composes into HttpLive: built together with it,
+  // they are shared (one scheduler, one terminal-run stream), not duplicated.
+  Layer.provideMerge(BackgroundLive),
+  Layer.provideMerge(ServicesLive),
+  Layer.provideMerge(AppConfigFromEmbedding)
+)
+
+/** Migrations first, then the services: the scheduler reads its tables as it starts. */
+const migrated = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrapEffect(Effect.as(Effect.orDie(migrate), layer))
+
+/**
+ * The scheduler on the host's own `SqlClient` (a Postgres database; our bundled
+ * migrations run on it, in the `pts_migrations` table) with the config from
+ * `PipelineTriggersConfig`. Also outputs `AppConfig` and `Notifications`, so
+ * `HttpLive` can be mounted on the same instance.
+ */
+export const layer = migrated(core).pipe(
+  Layer.provideMerge(NotificationsFromHost)
+)
+
+/** `layer` with `PipelineTriggersConfig.defaults` overridden by `options`. */
+export const layerWith = (options: PipelineTriggersOptions = {}) => layer.pipe(Layer.provideMerge(layerConfig(options)))
+
+/**
+ * The scheduler on its own embedded Postgres (PGlite) in `<dataDir>/pg`, or in
+ * memory with `inMemory: true`. Outputs the `SqlClient` too.
+ */
+export const layerEmbedded = (options: PipelineTriggersOptions & { readonly inMemory?: boolean } = {}) => {
+  const { inMemory, ...rest } = options
+  const config = { ...PipelineTriggersConfig.defaults, ...rest }
+  return migrated(core).pipe(
+    Layer.provideMerge(PgliteClient.layer(inMemory === true ? undefined : path.join(config.dataDir, "pg"))),
+    Layer.provideMerge(layerConfig(config))
+  )
+}
+
+/**
+ * The HTTP API (every endpoint, the OpenAPI document, `/docs`) for the host's
+ * `HttpServer`; provide it with one of the layers above, e.g.
+ * `PipelineTriggers.layerHttp.pipe(Layer.provide(NodeHttpServer.layer(...)), Layer.provideMerge(layerEmbedded()))`.
+ */
+export const layerHttp = HttpLive
