@@ -1,4 +1,6 @@
 import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import { Unauthorized } from "../Domain/Errors.js"
 
 /**
  * The worker's own failures. Transient server errors (5xx, 503, network) are
@@ -16,3 +18,12 @@ export class WorkerUnauthorized extends Data.TaggedError("WorkerUnauthorized")<{
 export class WorkerRegistrationError extends Data.TaggedError("WorkerRegistrationError")<{ readonly message: string }> {}
 
 export type WorkerError = WorkerConfigError | WorkerUnauthorized | WorkerRegistrationError
+
+/** 401 on any call means the token no longer works: the worker cannot continue. */
+export const fatalUnauthorized = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, Unauthorized> | WorkerUnauthorized, R> =>
+  Effect.catchAll(effect, (error): Effect.Effect<never, Exclude<E, Unauthorized> | WorkerUnauthorized> =>
+    error instanceof Unauthorized
+      ? Effect.fail(new WorkerUnauthorized({ message: "worker token refused (401): it was revoked, or the worker was deleted; register again with a new wrk_ token" }))
+      : Effect.fail(error as Exclude<E, Unauthorized>))

@@ -15,14 +15,6 @@
  */
 export { WorkerConfigError, type WorkerError, WorkerRegistrationError, WorkerUnauthorized } from "./Errors.js"
 export { defaultRetrySchedule, describe, isTransient } from "./Transient.js"
-export {
-  awaitService,
-  register,
-  type RunResult,
-  runWorker,
-  validateBaseUrl,
-  identify,
-  type WorkerCredentials,
-  type WorkerOptions,
-  type WorkerRun
-} from "./Worker.js"
+export { awaitService, identify, register, validateBaseUrl } from "./Connect.js"
+export type { RunResult, WorkerCredentials, WorkerOptions, WorkerRun } from "./Types.js"
+export { runWorker } from "./Worker.js"

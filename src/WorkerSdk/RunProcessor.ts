@@ -1,0 +1,184 @@
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import type { PipelineClient } from "../Client.js"
+import { Conflict, NotFound } from "../Domain/Errors.js"
+import { fatalUnauthorized, WorkerUnauthorized } from "./Errors.js"
+import { describe, retryTransient } from "./Transient.js"
+import type { RunResult, WorkerOptions, WorkerRun } from "./Types.js"
+
+/**
+ * One run on the worker's side: claim (unless the poll claimed it), start,
+ * the handler raced against heartbeats and the run's timeout, then complete.
+ */
+
+// The service keeps the first 500 characters of stdout and 64 KiB of stderr;
+// sending more would only risk the 1 MiB body limit.
+const stdoutChars = 4096
+const stderrBytes = 64 * 1024
+
+const firstChars = (text: string, n: number): string => text.length <= n ? text : Array.from(text.slice(0, n * 2)).slice(0, n).join("")
+const firstBytes = (text: string, max: number): string => {
+  const bytes = Buffer.from(text, "utf8")
+  if (bytes.length <= max) return text
+  let end = max
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
+  return bytes.subarray(0, end).toString("utf8")
+}
+
+/** How one run ended on this side, before the `complete` call. */
+type Outcome =
+  | { readonly _tag: "Done"; readonly result: RunResult }
+  | { readonly _tag: "Lost" }
+  | { readonly _tag: "TimedOut" }
+
+class RunLost {
+  readonly _tag = "RunLost"
+}
+
+const messageOf = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  if (error instanceof Error) return error.message
+  if (typeof error === "string") return error
+  try {
+    return JSON.stringify(error)
+  } catch {
+    return String(error)
+  }
+}
+
+export const makeRunProcessor = <E, R>(
+  client: PipelineClient,
+  workerId: string,
+  options: WorkerOptions<E, R>,
+  fraction: number,
+  schedule: Schedule.Schedule<unknown, unknown>
+) =>
+(run: WorkerRun, alreadyClaimed: boolean): Effect.Effect<void, WorkerUnauthorized, R> => {
+  const path = { id: workerId, runId: run.id }
+  // Requests a run transition; 404/409 mean the run is no longer ours to move.
+  const transition = (
+    call: Effect.Effect<unknown, unknown>,
+    what: string,
+    retries: Schedule.Schedule<unknown, unknown>
+  ): Effect.Effect<boolean, WorkerUnauthorized> =>
+    retryTransient(call.pipe(Effect.timeout("30 seconds")), what, retries).pipe(
+      Effect.as(true),
+      fatalUnauthorized,
+      Effect.catchAll((error) =>
+        error instanceof WorkerUnauthorized
+          ? Effect.fail(error)
+          : Effect.as(
+            Effect.logWarning(`${what}: refused`).pipe(Effect.annotateLogs({ reason: describe(error) })),
+            false
+          )
+      )
+    )
+
+  const completeRetries = schedule.pipe(Schedule.intersect(Schedule.recurs(8)), Schedule.asVoid)
+  const complete = (result: RunResult, retries = completeRetries) =>
+    transition(
+      client.workerProtocol.complete({
+        path,
+        payload: {
+          status: result.status,
+          ...(result.stdout !== undefined ? { stdout: firstChars(result.stdout, stdoutChars) } : {}),
+          ...(result.stderr !== undefined ? { stderr: firstBytes(result.stderr, stderrBytes) } : {}),
+          ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+          ...(result.status === "failed" ? { faultClass: result.faultClass ?? "client" } : {})
+        }
+      }),
+      "completing the run",
+      retries
+    ).pipe(Effect.tap((done) => done ? Effect.logInfo("run completed").pipe(Effect.annotateLogs({ status: result.status })) : Effect.void))
+
+  const heartbeatEvery = Duration.millis(Math.max(500, run.trigger.heartbeatTimeoutSeconds * 1000 * fraction))
+  // A few quick retries: a heartbeat that waits for the full backoff would come too late anyway.
+  const heartbeatRetries = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(3)), Schedule.asVoid)
+  const heartbeat: Effect.Effect<never, RunLost | WorkerUnauthorized> = Effect.sleep(heartbeatEvery).pipe(
+    Effect.zipRight(
+      retryTransient(client.workerProtocol.heartbeat({ path }).pipe(Effect.timeout("10 seconds")), "heartbeat", heartbeatRetries).pipe(
+        fatalUnauthorized,
+        Effect.catchAll((error): Effect.Effect<void, RunLost | WorkerUnauthorized> => {
+          if (error instanceof WorkerUnauthorized) return Effect.fail(error)
+          // The service already ended the run (timed out, or it is gone): stop working on it.
+          if (error instanceof Conflict || error instanceof NotFound) return Effect.fail(new RunLost())
+          return Effect.logWarning("heartbeat failed; trying again at the next interval").pipe(
+            Effect.annotateLogs({ reason: describe(error) })
+          )
+        })
+      )
+    ),
+    Effect.forever
+  )
+
+  const execute: Effect.Effect<Outcome, WorkerUnauthorized, R> = Effect.raceFirst(
+    options.handler(run).pipe(
+      Effect.map((result): Outcome => ({ _tag: "Done", result })),
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause as Cause.Cause<never>)
+          : Effect.succeed<Outcome>({
+            _tag: "Done",
+            result: {
+              status: "failed",
+              stderr: messageOf(cause),
+              faultClass: Option.isSome(Cause.failureOption(cause)) ? "client" : "infra"
+            }
+          })
+      ),
+      Effect.timeoutTo({
+        duration: Duration.seconds(run.trigger.timeoutSeconds),
+        onSuccess: (outcome) => outcome,
+        onTimeout: (): Outcome => ({ _tag: "TimedOut" })
+      })
+    ),
+    heartbeat.pipe(Effect.catchIf((e): e is RunLost => e instanceof RunLost, () => Effect.succeed<Outcome>({ _tag: "Lost" })))
+  )
+
+  const shutdownFailure: RunResult = { status: "failed", stderr: "the worker shut down before the run finished", faultClass: "infra" }
+  const shutdownRetries = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(2)), Schedule.asVoid)
+
+  // Everything outside `restore` is uninterruptible: once a run is ours, it is
+  // always completed (or knowingly left to the service), even on shutdown.
+  return Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const claimedExit = yield* restore(
+        alreadyClaimed ? Effect.succeed(true) : transition(client.workerProtocol.claim({ path }), "claiming the run", schedule)
+      ).pipe(Effect.exit)
+      if (Exit.isFailure(claimedExit)) {
+        if (Cause.isInterruptedOnly(claimedExit.cause)) return
+        return yield* Effect.failCause(claimedExit.cause)
+      }
+      if (!claimedExit.value) return
+      const startedExit = yield* restore(transition(client.workerProtocol.start({ path }), "starting the run", schedule)).pipe(Effect.exit)
+      if (Exit.isFailure(startedExit)) {
+        if (!Cause.isInterruptedOnly(startedExit.cause)) return yield* Effect.failCause(startedExit.cause)
+        yield* complete(shutdownFailure, shutdownRetries)
+        return
+      }
+      if (!startedExit.value) return
+      yield* Effect.logInfo("run started")
+      const outcome = yield* restore(execute).pipe(Effect.exit)
+      if (Exit.isFailure(outcome)) {
+        if (!Cause.isInterruptedOnly(outcome.cause)) return yield* Effect.failCause(outcome.cause)
+        yield* complete(shutdownFailure, shutdownRetries)
+        return
+      }
+      switch (outcome.value._tag) {
+        case "Done":
+          yield* complete(outcome.value.result)
+          return
+        case "Lost":
+          return yield* Effect.logWarning("the service ended the run before it finished (timed out); result dropped")
+        case "TimedOut":
+          return yield* Effect.logWarning("run passed its timeoutSeconds: stopped; the service records it timed_out").pipe(
+            Effect.annotateLogs({ timeoutSeconds: run.trigger.timeoutSeconds })
+          )
+      }
+    })
+  ).pipe(Effect.annotateLogs({ runId: run.id, triggerId: run.triggerId }))
+}
