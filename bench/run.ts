@@ -17,6 +17,7 @@ import { createTrigger, registerWorkers, setupTenant } from "./lib/setup.js"
 import { benchGraphile } from "./reference/graphile.js"
 import { idleDispatch, lifecycle } from "./scenarios/lifecycle.js"
 import { supervision } from "./scenarios/supervision.js"
+import { webhookDrain } from "./scenarios/webhookDrain.js"
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 // The local server over its Unix socket when there is one (how a service on the
@@ -28,7 +29,7 @@ const baseUrl = process.env.DATABASE_URL ??
     ? `postgres://postgres@localhost/postgres?host=${socketDir}`
     : "postgres://postgres@127.0.0.1:5432/postgres")
 const mode = process.env.BENCH_DB ?? "both"
-// BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, supervision, graphile.
+// BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, supervision, graphile.
 const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
 const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
@@ -72,6 +73,10 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     const loadedRate = Math.round(best * 0.8)
     const loaded = await step("loaded", () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: Math.min(sizes.runs, loadedRate * 5), batch: 20, rate: loadedRate }))
     const webhook500 = await step("webhook", () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: 2500, batch: 20, rate: 500 }))
+    // Seeding needs the database from outside the service: Postgres passes only.
+    const databaseUrl = serviceEnv.DATABASE_URL ?? ""
+    const drain = databaseUrl === "" ? undefined : await step("drain", () =>
+      webhookDrain({ databaseUrl, triggerId: hookTrigger, receiver, deliveries: 10_000, servicePid: service.pid }))
     const supervised = await step("supervision", () => supervision({
       client,
       service,
@@ -81,7 +86,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
       heartbeatTimeoutSeconds: 10,
       createTrigger: (fields) => createTrigger(client, tenant, fields)
     }))
-    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, supervised }
+    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, drain, supervised }
   } finally {
     client.close()
     await receiver.close()
@@ -133,6 +138,10 @@ const printTable = (r: any) => {
     const cpu = (c: any) => c ? `${c.service} / ${c.postgres} / ${c.bench}` : "n/a"
     add(`[${db}] CPU ms per run: service / Postgres / bench, one call per step`, cpu(x.stepwise.cpuMsPerRun))
     add(`[${db}] CPU ms per run: service / Postgres / bench, batched poll`, cpu(x.batched.cpuMsPerRun))
+    if (x.drain) {
+      add(`[${db}] webhook delivery loop alone: deliveries/s (10,000 queued at once)`, `${x.drain.deliveriesPerSec}`)
+      add(`[${db}] CPU ms per delivery: service / Postgres / bench`, cpu(x.drain.cpuMsPerDelivery))
+    }
     add(`[${db}] webhook deliveries/s under load`, `${Math.max(x.stepwise.deliveredPerSec, x.batched.deliveredPerSec)}`)
     add(`[${db}] supervised runs / RSS idle → supervising (Δ MB)`, `${x.supervised.runs} / ${x.supervised.rssIdleMb} → ${x.supervised.rssSupervisingMb} (${x.supervised.rssDeltaMb})`)
     add(`[${db}] heartbeat p50/p99 ms`, `${x.supervised.heartbeat.p50} / ${x.supervised.heartbeat.p99}`)

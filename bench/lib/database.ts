@@ -19,3 +19,10 @@ export const createDatabase = (baseUrl: string, name: string): Promise<string> =
   })
 
 export let serverVersion = "unknown"
+
+/** Runs one statement on the database at `url` (for seeding a scenario). */
+export const execute = (url: string, text: string, params: ReadonlyArray<unknown> = []): Promise<void> =>
+  Effect.gen(function*() {
+    const client = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+    yield* client.unsafe(text, params as Array<any>)
+  }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.runPromise)

@@ -24,3 +24,10 @@ export const layer = Layer.unwrapEffect(
       )
   )
 )
+
+/**
+ * Span options for the hot paths (every run transition, statement and
+ * delivery): no call-site stack capture. `Effect.withSpan` otherwise builds a
+ * `new Error()` for it each time it is called, tracing on or off.
+ */
+export const hotSpan = { captureStackTrace: false } as const

@@ -12,6 +12,7 @@ import { Policy } from "../Tenancy/Policy.js"
 import { RunRequest, type RunListParams } from "./Api.js"
 import { isUuid, Run, toRun } from "./Run.js"
 import { type Created, type RunFilter, RunsRepo } from "./RunsRepo.js"
+import { hotSpan } from "../Config/Tracing.js"
 
 const encodeRun = Schema.encode(Run)
 const HttpApiDecodeError = HttpApiError.HttpApiDecodeError
@@ -97,7 +98,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           })
           if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
           return yield* respond(created)
-        }).pipe(Effect.withSpan("Runs.request")))
+        }).pipe(Effect.withSpan("Runs.request", hotSpan)))
       .handle("listTriggerRuns", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const trigger = yield* liveTrigger(path.id)

@@ -5,6 +5,7 @@ import type { Actor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { nowIso } from "../Scheduler/Time.js"
 import type { RunRow, RunStatus } from "./Run.js"
+import { hotSpan } from "../Config/Tracing.js"
 
 /** The parts of a live (not deleted) trigger a run needs. */
 export interface TriggerSnapshot {
@@ -161,7 +162,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
           WHERE r.trigger_id = ${triggerId} AND r.idempotency_key = ${options.idempotencyKey}
             ${options.environmentId === undefined ? sql`` : sql`AND t.environment_id = ${options.environmentId}`}`
         return existing[0] === undefined ? undefined : { run: existing[0], created: false }
-      }).pipe(Effect.orDie, Effect.withSpan("RunsRepo.create"))
+      }).pipe(Effect.orDie, Effect.withSpan("RunsRepo.create", hotSpan))
 
     const list = (filter: RunFilter): Effect.Effect<ReadonlyArray<RunRow>> =>
       sql<RunRow>`

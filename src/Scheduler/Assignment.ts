@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { nowIso } from "./Time.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
+import { hotSpan } from "../Config/Tracing.js"
 
 /** A run that was just given a claim deadline, for the supervisor. */
 export interface Deadline {
@@ -121,7 +122,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         yield* Effect.forEach(new Set(assigned.map((r) => r.worker_id)), wakeups.wake, { discard: true })
         if (assigned.length > 0) yield* Effect.logDebug("runs assigned", { count: assigned.length })
         return assigned.map(({ deadline_at, environment_id, id }) => ({ id, environment_id, deadline_at }))
-      }).pipe(Effect.orDie, Effect.withSpan("Assignment.assignQueued"))
+      }).pipe(Effect.orDie, Effect.withSpan("Assignment.assignQueued", hotSpan))
 
     /** Claim timeout: an assigned run past its deadline goes back to `queued`. */
     const releaseExpired = (runId: string): Effect.Effect<string | undefined> =>
@@ -132,7 +133,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
           WHERE id = ${runId} AND status = 'assigned' AND deadline_at <= ${now}::timestamptz
           RETURNING environment_id`
         return rows[0]?.environment_id
-      }).pipe(Effect.orDie, Effect.withSpan("Assignment.releaseExpired"))
+      }).pipe(Effect.orDie, Effect.withSpan("Assignment.releaseExpired", hotSpan))
 
     /** Runs assigned to workers that went offline go back to `queued`; answers their environments. */
     const releaseOffline: Effect.Effect<ReadonlyArray<string>> = Effect.gen(function*() {
@@ -145,7 +146,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         RETURNING r.id, r.environment_id`
       if (rows.length > 0) yield* Effect.logInfo("runs of offline workers released", { count: rows.length })
       return [...new Set(rows.map((r) => r.environment_id))]
-    }).pipe(Effect.orDie, Effect.withSpan("Assignment.releaseOffline"))
+    }).pipe(Effect.orDie, Effect.withSpan("Assignment.releaseOffline", hotSpan))
 
     return { assignQueued, releaseExpired, releaseOffline } as const
   })

@@ -6,6 +6,7 @@ import { Supervisor } from "./Supervisor.js"
 import { toMillis } from "./Time.js"
 import { type PolledRow, type Terminal, Transitions } from "./Transitions.js"
 import { Wakeups } from "./Wakeups.js"
+import { hotSpan } from "../Config/Tracing.js"
 
 export interface PollOptions {
   /** Seconds to wait for an assignment when there is none yet (0..30). */
@@ -83,7 +84,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
             return found
           }
         }
-      }).pipe(Effect.withSpan("WorkerProtocol.poll"), Effect.annotateLogs({ workerId }))
+      }).pipe(Effect.withSpan("WorkerProtocol.poll", hotSpan), Effect.annotateLogs({ workerId }))
 
     const claim = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
       Effect.tap(transitions.claim(workerId, runId), watch)

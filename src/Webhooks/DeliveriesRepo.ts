@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { payloadOf, type TerminalRun } from "./Payload.js"
+import { hotSpan } from "../Config/Tracing.js"
 
 /** A row of `webhook_outbox`: one pending delivery, with the run's URL, secret snapshot and the body to send. */
 export interface OutboxRow {
@@ -94,7 +95,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
             })
           }))
         ),
-        Effect.withSpan("DeliveriesRepo.lease")
+        Effect.withSpan("DeliveriesRepo.lease", hotSpan)
       )
 
     /**
@@ -120,7 +121,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
             last_error = ${last.error}
         WHERE run_id = ${runId} AND lease_owner = ${owner}`.pipe(
         Effect.asVoid,
-        Effect.withSpan("DeliveriesRepo.reschedule")
+        Effect.withSpan("DeliveriesRepo.reschedule", hotSpan)
       )
 
     /**
@@ -143,7 +144,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         )
         SELECT run_id FROM deleted`.pipe(
         Effect.map((rows) => rows.length > 0),
-        Effect.withSpan("DeliveriesRepo.finalize")
+        Effect.withSpan("DeliveriesRepo.finalize", hotSpan)
       )
 
     /** Hands every row leased by `owner` back (shutdown): they are due again at their `next_attempt_at`. */

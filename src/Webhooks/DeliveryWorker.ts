@@ -16,6 +16,7 @@ import { DeliveriesRepo, type FinalOutcome, type OutboxRow } from "./DeliveriesR
 import { maxAttempts, runWithRetries } from "./Retry.js"
 import * as Sender from "./Sender.js"
 import { sign } from "./Signer.js"
+import { hotSpan } from "../Config/Tracing.js"
 
 
 export interface DeliveryOptions {
@@ -161,7 +162,7 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
           Effect.logError("webhook delivery interrupted by an internal error", cause)
         ),
         Effect.annotateLogs({ runId: row.run_id, triggerId: row.trigger_id }),
-        Effect.withSpan("Webhooks.deliver", { attributes: { runId: row.run_id } })
+        Effect.withSpan("Webhooks.deliver", { ...hotSpan, attributes: { runId: row.run_id } })
       )
 
     /** Leases what there is room for; answers how long to wait before looking again. */

@@ -6,6 +6,7 @@ import * as https from "node:https"
 import { AppConfig } from "../Config/AppConfig.js"
 import { signatureHeader } from "./Signer.js"
 import { UrlGuard } from "./UrlGuard.js"
+import { hotSpan } from "../Config/Tracing.js"
 
 /** One POST of a webhook body, as the delivery loop sees it. */
 export interface OutboundRequest {
@@ -197,7 +198,7 @@ export const make = (options: SenderOptions): Effect.Effect<Send, never, Scope.S
           return Effect.succeed<AttemptResult>({ _tag: "Permanent", statusCode: null, responseBody: null, error: blockedMessage })
         }
         return attempt(request, url)
-      }).pipe(Effect.withSpan("Webhooks.send"))
+      }).pipe(Effect.withSpan("Webhooks.send", hotSpan))
 
     return send
   })
