@@ -125,25 +125,38 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       )
 
     /**
-     * The final outcome, in one statement: the outbox row goes and the
-     * delivery record comes. Answers false when the row was no longer ours
-     * (another instance owns it and will record the outcome itself).
+     * Final outcomes, in one statement for many deliveries: each outbox row
+     * goes and its delivery record comes. Answers the run ids whose rows were
+     * still ours; a row another instance has leased since is left to it (it
+     * records the outcome itself).
      */
-    const finalize = (owner: string, row: OutboxRow, final: FinalOutcome): Effect.Effect<boolean, SqlError> =>
+    const finalizeMany = (
+      owner: string,
+      items: ReadonlyArray<{ readonly row: OutboxRow; readonly final: FinalOutcome }>
+    ): Effect.Effect<ReadonlySet<string>, SqlError> =>
       // run_id is UNIQUE: a record written by an earlier, interrupted process stays the only one.
       sql<{ run_id: string }>`
-        WITH deleted AS (
-          DELETE FROM webhook_outbox WHERE run_id = ${row.run_id} AND lease_owner = ${owner} RETURNING run_id
+        WITH input AS (
+          SELECT * FROM unnest(
+            ${items.map(() => uuidv7())}::uuid[], ${items.map((i) => i.row.run_id)}::uuid[],
+            ${items.map((i) => i.final.outcome)}::text[], ${items.map((i) => i.final.statusCode)}::int[],
+            ${items.map((i) => i.final.responseBody)}::text[], ${items.map((i) => i.final.attempts)}::int[],
+            ${items.map((i) => i.final.error)}::text[]
+          ) AS i(id, run_id, outcome, status_code, response_body, attempt_count, error_message)
+        ), deleted AS (
+          DELETE FROM webhook_outbox o USING input
+          WHERE o.run_id = input.run_id AND o.lease_owner = ${owner}
+          RETURNING o.run_id, o.trigger_id, o.url
         ), recorded AS (
           INSERT INTO webhook_deliveries
             (id, run_id, trigger_id, url, outcome, status_code, response_body, attempt_count, error_message)
-          SELECT ${uuidv7()}, deleted.run_id, ${row.trigger_id}, ${row.url}, ${final.outcome}, ${final.statusCode},
-            ${final.responseBody}, ${final.attempts}, ${final.error}
-          FROM deleted
+          SELECT input.id, deleted.run_id, deleted.trigger_id, deleted.url, input.outcome, input.status_code,
+            input.response_body, input.attempt_count, input.error_message
+          FROM deleted JOIN input ON input.run_id = deleted.run_id
           ON CONFLICT (run_id) DO NOTHING
         )
         SELECT run_id FROM deleted`.pipe(
-        Effect.map((rows) => rows.length > 0),
+        Effect.map((rows) => new Set(rows.map((r) => r.run_id))),
         Effect.withSpan("DeliveriesRepo.finalize", hotSpan)
       )
 
@@ -183,6 +196,6 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         ORDER BY id DESC
         LIMIT ${limit + 1}`
 
-    return { lease, reschedule, finalize, release, nextDueIn, triggerEnvironment, listByTrigger } as const
+    return { lease, reschedule, finalizeMany, release, nextDueIn, triggerEnvironment, listByTrigger } as const
   })
 }) {}

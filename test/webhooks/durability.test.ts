@@ -2,6 +2,7 @@ import { expect, layer as withLayer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
+import { DeliveriesRepo } from "../../src/Webhooks/DeliveriesRepo.js"
 import { deliveryOf, eventually, outboxOf, receiver, seedTrigger, servicesLayer, startWorker, terminalRun } from "./support.js"
 
 const secret = "a-very-secret-webhook-key"
@@ -30,6 +31,32 @@ withLayer(servicesLayer(), { excludeTestServices: true })("webhook delivery dura
       expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(950)
       expect(yield* outboxOf(runId)).toBeUndefined()
     }), { timeout: 20_000 })
+
+  it.scoped("outcomes written together: each row still leased by its owner is recorded once, another owner's row is left alone", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const repo = yield* DeliveriesRepo
+      const rx = yield* receiver
+      const { triggerId } = yield* seedTrigger(rx.url("/batch"), secret)
+      const ids = [yield* terminalRun(triggerId), yield* terminalRun(triggerId), yield* terminalRun(triggerId)]
+      const leased = yield* repo.lease("owner-a", 10, "30 seconds")
+      expect(leased.map((r) => r.run_id).sort()).toEqual([...ids].sort())
+      // The third row has since been taken over by another instance.
+      yield* sql`UPDATE webhook_outbox SET lease_owner = 'owner-b' WHERE run_id = ${ids[2]!}`
+      const byId = new Map(leased.map((r) => [r.run_id, r]))
+      const outcome = (attempts: number) => ({ outcome: "delivered" as const, statusCode: 200, responseBody: "ok", attempts, error: null })
+      const mine = yield* repo.finalizeMany("owner-a", ids.map((id, i) => ({ row: byId.get(id)!, final: outcome(i + 1) })))
+      expect([...mine].sort()).toEqual([ids[0]!, ids[1]!].sort())
+      expect(yield* deliveryOf(ids[0]!)).toMatchObject({ outcome: "delivered", attempt_count: 1, response_body: "ok" })
+      expect(yield* deliveryOf(ids[1]!)).toMatchObject({ outcome: "delivered", attempt_count: 2 })
+      expect(yield* deliveryOf(ids[2]!)).toBeUndefined()
+      expect(yield* outboxOf(ids[2]!)).toMatchObject({ lease_owner: "owner-b" })
+      // Written again (a retried batch): still one record per run.
+      const again = yield* repo.finalizeMany("owner-a", [{ row: byId.get(ids[0]!)!, final: outcome(1) }])
+      expect(again.size).toBe(0)
+      const records = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries WHERE run_id IN ${sql.in(ids)}`
+      expect(records[0]!.n).toBe(2)
+    }).pipe(Effect.orDie))
 
   it.scoped("a crashed instance's lease is taken over when it expires, keeping the attempt count", () =>
     Effect.gen(function*() {
