@@ -4,6 +4,7 @@ import { actorColumns, type AuditAction } from "../Audit/AuditLog.js"
 import type { Actor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { nowIso } from "../Scheduler/Time.js"
+import { workerLoad, workerOnline } from "../Scheduler/WorkerLoad.js"
 import type { RunRow, RunStatus } from "./Run.js"
 import { hotSpan } from "../Config/Tracing.js"
 
@@ -104,11 +105,8 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
           place === undefined ? sql`SELECT NULL::uuid AS id WHERE false` : sql`
             SELECT w.id FROM t
             JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
-            CROSS JOIN LATERAL (
-              SELECT count(*) AS active, count(*) FILTER (WHERE a.status = 'assigned') AS waiting
-              FROM runs a WHERE a.worker_id = w.id AND a.ended_at IS NULL AND a.status IN ('assigned', 'claimed', 'running')
-            ) load
-            WHERE w.last_seen_at > ${now}::timestamptz - ${place.workerOfflineAfterSeconds}::int * interval '1 second'
+            ${workerLoad(sql)}
+            WHERE ${workerOnline(sql, now, place.workerOfflineAfterSeconds)}
               AND load.waiting < ${place.maxAssignedPerWorker}
               AND NOT EXISTS (
                 SELECT 1 FROM runs q WHERE q.environment_id = t.environment_id

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { nowIso } from "./Time.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
+import { workerLoad, workerOnline } from "./WorkerLoad.js"
 import { hotSpan } from "../Config/Tracing.js"
 
 /** A run that was just given a claim deadline, for the supervisor. */
@@ -68,14 +69,10 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
             ORDER BY r.id
             LIMIT ${config.batchSize}
           ), w AS (
-            SELECT w.id, w.environment_id, counts.active, counts.waiting
-            FROM workers w
-            CROSS JOIN LATERAL (
-              SELECT count(*)::int AS active, (count(*) FILTER (WHERE a.status = 'assigned'))::int AS waiting
-              FROM runs a WHERE a.worker_id = w.id AND a.ended_at IS NULL AND a.status IN ('assigned', 'claimed', 'running')
-            ) counts
+            SELECT w.id, w.environment_id, load.active, load.waiting
+            FROM workers w ${workerLoad(sql)}
             WHERE w.environment_id IN (SELECT environment_id FROM c)
-              AND w.last_seen_at > ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
+              AND ${workerOnline(sql, now, config.workerOfflineAfterSeconds)}
           )
           SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting FROM c
           UNION ALL

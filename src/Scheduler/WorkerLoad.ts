@@ -1,0 +1,17 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+
+/**
+ * The scheduler's view of a worker, as SQL over a `workers` row aliased `w`,
+ * shared by the assignment pass and run creation so both apply the same rules.
+ */
+
+/** `load.active`: runs the worker holds (assigned, claimed, running); `load.waiting`: those not yet claimed. */
+export const workerLoad = (sql: SqlClient.SqlClient) =>
+  sql`CROSS JOIN LATERAL (
+    SELECT count(*)::int AS active, (count(*) FILTER (WHERE a.status = 'assigned'))::int AS waiting
+    FROM runs a WHERE a.worker_id = w.id AND a.ended_at IS NULL AND a.status IN ('assigned', 'claimed', 'running')
+  ) load`
+
+/** Seen within the offline threshold at `now`. */
+export const workerOnline = (sql: SqlClient.SqlClient, now: string, offlineAfterSeconds: number) =>
+  sql`w.last_seen_at > ${now}::timestamptz - ${offlineAfterSeconds}::int * interval '1 second'`
