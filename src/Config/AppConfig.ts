@@ -14,6 +14,8 @@ export interface AppConfigShape {
   readonly port: number
   readonly host: string
   readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /** Run parameterized statements as named prepared statements (off behind a pooler that cannot keep them). */
+  readonly databasePreparedStatements: boolean
   readonly dataDir: string
   readonly publicUrl: string
   readonly allowedOrigins: ReadonlyArray<string>
@@ -56,6 +58,7 @@ export const config = Effect.gen(function*() {
     // An empty DATABASE_URL means "unset", as shells and compose files often pass it.
     Config.map(Option.filter((url) => Redacted.value(url).trim().length > 0))
   )
+  const databasePreparedStatements = yield* Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true))
   const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
   const publicUrl = yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
   const allowedOrigins = yield* csv("ALLOWED_ORIGINS")
@@ -88,6 +91,7 @@ export const config = Effect.gen(function*() {
     port,
     host,
     databaseUrl,
+    databasePreparedStatements,
     dataDir,
     publicUrl: originOf(publicUrl),
     allowedOrigins,
@@ -113,6 +117,7 @@ export const layerWith = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<
     port: 0,
     host: "127.0.0.1",
     databaseUrl: Option.none(),
+    databasePreparedStatements: true,
     dataDir: "./.data",
     publicUrl: "http://localhost:3000",
     allowedOrigins: [],

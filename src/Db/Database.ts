@@ -4,25 +4,60 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { SqlError } from "@effect/sql/SqlError"
+import Pg from "pg"
 import * as path from "node:path"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Notifications } from "./Notifications.js"
 import * as PgliteClient from "./PgliteClient.js"
+import { preparingClient } from "./PreparedStatements.js"
 import { migrate } from "./Migrations.js"
 
+const connectTimeout = Duration.seconds(5)
+
+/**
+ * The `pg` pool `@effect/sql-pg`'s own constructor would make, except for the
+ * client class: with `preparedStatements`, parameterized statements are named
+ * and prepared once per connection (see `PreparedStatements`).
+ */
+const pool = (url: Redacted.Redacted, preparedStatements: boolean) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new Pg.Pool({
+        connectionString: Redacted.value(url),
+        max: 20,
+        connectionTimeoutMillis: Duration.toMillis(connectTimeout),
+        idleTimeoutMillis: 30_000,
+        application_name: "pipeline-trigger-service",
+        ...(preparedStatements ? { Client: preparingClient() } : {})
+      })
+      // An idle connection's error (server restart) is the pool's to handle: it drops the client.
+      pool.on("error", () => {})
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
+  ).pipe(
+    Effect.tap((pool) =>
+      Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: connectTimeout,
+          onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+        })
+      )
+    )
+  )
+
 /** A real Postgres server through `@effect/sql-pg`, plus LISTEN/NOTIFY. */
-export const layerPg = (url: import("effect/Redacted").Redacted) =>
+export const layerPg = (url: Redacted.Redacted, options: { readonly preparedStatements?: boolean } = {}) =>
   Layer.effect(
     Notifications,
     Effect.map(PgClient.PgClient, (pg) => Notifications.of({ listen: pg.listen, notify: pg.notify }))
   ).pipe(
-    Layer.provideMerge(PgClient.layer({
-      url,
-      maxConnections: 20,
-      connectTimeout: Duration.seconds(5),
-      idleTimeout: Duration.seconds(30),
-      applicationName: "pipeline-trigger-service"
-    }))
+    Layer.provideMerge(PgClient.layerFromPool({ acquire: pool(url, options.preparedStatements ?? true) }))
   )
 
 /**
@@ -33,7 +68,7 @@ export const layer: Layer.Layer<SqlClient.SqlClient | Notifications, unknown, Ap
   Effect.map(AppConfig, (config) =>
     Option.match(config.databaseUrl, {
       onNone: () => PgliteClient.layer(path.join(config.dataDir, "pg")),
-      onSome: (url) => layerPg(url)
+      onSome: (url) => layerPg(url, { preparedStatements: config.databasePreparedStatements })
     }))
 ).pipe(Layer.tap((ctx) => migrate.pipe(Effect.provide(ctx))))
 

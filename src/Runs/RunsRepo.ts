@@ -100,21 +100,24 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
             SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL
               ${options.environmentId === undefined ? sql`` : sql`AND environment_id = ${options.environmentId}`}
             FOR KEY SHARE
-          ), pick AS (
-            ${
-          place === undefined ? sql`SELECT NULL::uuid AS id WHERE false` : sql`
-            SELECT w.id FROM t
-            JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
-            ${workerLoad(sql)}
-            WHERE ${workerOnline(sql, now, place.workerOfflineAfterSeconds)}
-              AND load.waiting < ${place.maxAssignedPerWorker}
-              AND NOT EXISTS (
+          ), ${
+          place === undefined ? sql`pick AS (SELECT NULL::uuid AS id WHERE false)` : sql`
+            -- Checked before any worker's load is counted: under a backlog
+            -- (the case where counting is dearest) nothing is placed anyway.
+            open AS MATERIALIZED (
+              SELECT t.* FROM t WHERE NOT EXISTS (
                 SELECT 1 FROM runs q WHERE q.environment_id = t.environment_id
                   AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')
-            ORDER BY load.active, w.id
-            LIMIT 1`
-        }
-          ), created AS (
+            ), pick AS (
+              SELECT w.id FROM open t
+              JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
+              ${workerLoad(sql)}
+              WHERE ${workerOnline(sql, now, place.workerOfflineAfterSeconds)}
+                AND load.waiting < ${place.maxAssignedPerWorker}
+              ORDER BY load.active, w.id
+              LIMIT 1
+            )`
+        }, created AS (
             INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
               timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at,
               worker_id, assigned_at, deadline_at)

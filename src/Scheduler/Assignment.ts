@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { Fragment as SqlFragment } from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { nowIso } from "./Time.js"
@@ -58,28 +59,41 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     const assignQueued = (environmentId?: string): Effect.Effect<ReadonlyArray<Deadline>> =>
       Effect.gen(function*() {
         const now = yield* nowIso
-        // The candidates and the online workers of their environments, in one
-        // round trip: the runs first (oldest first), then the workers.
-        const rows = yield* sql<PlanRow>`
-          WITH c AS (
-            SELECT r.id, r.environment_id, t.worker_id AS pinned
-            FROM runs r JOIN triggers t ON t.id = r.trigger_id
-            WHERE r.worker_id IS NULL AND r.ended_at IS NULL AND r.status = 'queued'
-              ${environmentId === undefined ? sql`` : sql`AND r.environment_id = ${environmentId}`}
-            ORDER BY r.id
-            LIMIT ${config.batchSize}
-          ), w AS (
+        // The candidates (oldest first) and the online workers of their
+        // environments, in one round trip.
+        const online = sql`
             SELECT w.id, w.environment_id, load.active, load.waiting
             FROM workers w ${workerLoad(sql)}
-            WHERE w.environment_id IN (SELECT environment_id FROM c)
-              AND ${workerOnline(sql, now, config.workerOfflineAfterSeconds)}
-          )
+            WHERE ${workerOnline(sql, now, config.workerOfflineAfterSeconds)}`
+        const candidates = (scope: SqlFragment) => sql`
+            SELECT r.id, r.environment_id, t.worker_id AS pinned
+            FROM runs r JOIN triggers t ON t.id = r.trigger_id
+            WHERE r.worker_id IS NULL AND r.ended_at IS NULL AND r.status = 'queued' AND ${scope}
+            ORDER BY r.id
+            LIMIT ${config.batchSize}`
+        const rows = yield* (environmentId === undefined
+          ? sql<PlanRow>`
+          WITH c AS (${candidates(sql`true`)}),
+          w AS (${online} AND w.environment_id IN (SELECT environment_id FROM c))
           SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting FROM c
           UNION ALL
           SELECT 'worker' AS kind, id, environment_id, NULL::uuid, active, waiting FROM w
           ORDER BY kind, id`
-        const candidates = rows.filter((r) => r.kind === "run")
-        if (candidates.length === 0) return []
+          // One environment (a poll, a new run): its workers first, and no
+          // candidates are read when none of them has room (under a backlog,
+          // reading a page of runs nobody can take was most of this pass).
+          : sql<PlanRow>`
+          WITH w AS (${online} AND w.environment_id = ${environmentId}),
+          c AS (${
+            candidates(sql`r.environment_id = ${environmentId}
+              AND EXISTS (SELECT 1 FROM w WHERE w.waiting < ${config.maxAssignedPerWorker})`)
+          })
+          SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting FROM c
+          UNION ALL
+          SELECT 'worker' AS kind, id, environment_id, NULL::uuid, active, waiting FROM w
+          ORDER BY kind, id`)
+        const queued = rows.filter((r) => r.kind === "run")
+        if (queued.length === 0) return []
         const workersByEnv = new Map<string, Array<OnlineWorker>>()
         for (const w of rows) {
           if (w.kind !== "worker") continue
@@ -89,7 +103,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         }
         const runIds: Array<string> = []
         const workerIds: Array<string> = []
-        for (const run of candidates) {
+        for (const run of queued) {
           // A worker with a full page of unclaimed runs gets no more until it claims some.
           const workers = (workersByEnv.get(run.environment_id) ?? []).filter((w) => w.waiting < config.maxAssignedPerWorker)
           const worker = run.pinned !== null

@@ -1,0 +1,46 @@
+import Pg from "pg"
+
+/**
+ * A `pg` client class that runs parameterized statements as named prepared
+ * statements. `@effect/sql-pg` sends every statement unnamed, so Postgres
+ * parses and plans it on every call: with our hot statements (run creation,
+ * the terminal transition's CTEs) planning cost more than executing, about a
+ * third of the database's CPU per run. Named, a statement is parsed once per
+ * connection and its plan is cached by Postgres.
+ *
+ * - Only statements with parameters are named: the hot paths all have some,
+ *   and parameterless text (migrations, LISTEN, cancels) may hold several
+ *   statements, which the extended protocol cannot prepare.
+ * - At most `limit` distinct texts get a name (each costs a plan on every
+ *   connection); later ones run unnamed, as before.
+ * - A statement Postgres refuses to run from its cached plan after a schema
+ *   change (SQLSTATE 0A000, "cached plan must not change result type", e.g.
+ *   another instance migrated a `SELECT *` table) fails that once and runs
+ *   unnamed from then on.
+ */
+export const preparingClient = (limit = 256): typeof Pg.Client => {
+  const names = new Map<string, string | null>()
+  const nameOf = (text: string): string | null => {
+    const known = names.get(text)
+    if (known !== undefined) return known
+    const name = names.size < limit ? `pts_${names.size}` : null
+    names.set(text, name)
+    return name
+  }
+  class PreparingClient extends Pg.Client {
+    override query(config: any, values?: any, callback?: any): any {
+      if (typeof config === "string" && Array.isArray(values) && values.length > 0 && typeof callback === "function") {
+        const name = nameOf(config)
+        if (name !== null) {
+          return super.query({ name, text: config, values }, (err: any, result: any) => {
+            // Never named again: every connection's copy may be stale.
+            if (err && err.code === "0A000") names.set(config, null)
+            callback(err, result)
+          })
+        }
+      }
+      return super.query(config, values, callback)
+    }
+  }
+  return PreparingClient as typeof Pg.Client
+}
