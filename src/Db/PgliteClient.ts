@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as Permits from "../Concurrency/Permits.js"
 import { Notifications } from "./Notifications.js"
 
 /**
@@ -32,7 +33,8 @@ export const make = (dataDir: string | undefined) =>
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
-    const lock = yield* Effect.makeSemaphore(1)
+    // One statement or transaction at a time (PGlite has one connection).
+    const lock = yield* Permits.make(1)
 
     // Without parameters, `exec` uses the simple protocol, which also accepts
     // several statements (migrations); the last statement's rows are returned.
@@ -46,7 +48,7 @@ export const make = (dataDir: string | undefined) =>
       })
 
     const makeConnection = (locked: boolean): Connection => {
-      const guard = <A>(eff: Effect.Effect<A, SqlError>) => locked ? eff : lock.withPermits(1)(eff)
+      const guard = <A>(eff: Effect.Effect<A, SqlError>) => locked ? eff : lock.withPermit(eff)
       const rows = (sql: string, params: ReadonlyArray<unknown>) => guard(Effect.map(run(sql, params), (r) => r.rows))
       return {
         execute: (sql, params, transformRows) =>
@@ -69,8 +71,8 @@ export const make = (dataDir: string | undefined) =>
     const unlocked = makeConnection(false)
     const client = yield* SqlClient.make({
       acquirer: Effect.succeed(unlocked),
-      transactionAcquirer: Effect.as(lock.take(1).pipe(
-        Effect.zipRight(Effect.addFinalizer(() => lock.release(1)))
+      transactionAcquirer: Effect.as(lock.take.pipe(
+        Effect.zipRight(Effect.addFinalizer(() => lock.release))
       ), makeConnection(true)),
       compiler: PgClient.makeCompiler(),
       spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]

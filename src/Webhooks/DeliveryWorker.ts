@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as Permits from "../Concurrency/Permits.js"
 import { AppConfig } from "../Config/AppConfig.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
@@ -66,7 +67,7 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
     const concurrency = Math.max(1, config.webhookConcurrency)
     const maxInFlight = concurrency * 4
     const sweepMs = Duration.toMillis(opts.sweepInterval)
-    const permits = yield* Effect.makeSemaphore(concurrency)
+    const permits = yield* Permits.make(concurrency)
     const wake = yield* Queue.sliding<void>(1)
     const signal = Effect.asVoid(Queue.offer(wake, undefined))
 
@@ -98,9 +99,23 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
 
     const fibers = yield* FiberSet.make()
 
+    // Opened secrets by sealed value: one trigger's deliveries share one, and
+    // an AES-GCM open per delivery was a visible share of the loop. Bounded;
+    // the plaintext is in this process's memory while signing anyway.
+    const opened = new Map<string, string>()
+    const openSecret = (sealed: string): Effect.Effect<string> => {
+      const known = opened.get(sealed)
+      if (known !== undefined) return Effect.succeed(known)
+      return Effect.tap(box.open(sealed), (secret) => {
+        if (opened.size >= 1024) opened.clear()
+        opened.set(sealed, secret)
+      })
+    }
+
     // Plain counters: every fiber runs on the one JS thread, and each update is a single synchronous step.
     let inFlight = 0
     let saturated = false
+    const resumeAt = maxInFlight - Math.min(opts.batchSize, Math.ceil(maxInFlight / 2))
 
     // The outcome is known: keep trying to write it through a short database
     // outage (capped backoff, one minute) rather than leaving the row leased
@@ -140,7 +155,7 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
             error: row.last_error ?? "no attempt left"
           })
         }
-        const secret = row.secret_enc === null ? Exit.succeed(null) : yield* Effect.exit(box.open(row.secret_enc))
+        const secret = row.secret_enc === null ? Exit.succeed(null) : yield* Effect.exit(openSecret(row.secret_enc))
         if (Exit.isFailure(secret)) {
           yield* Effect.logError("webhook secret cannot be decrypted (was SECRETS_KEY changed?)")
           return yield* record(row, {
@@ -158,7 +173,7 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
         }
         const { attempts, result } = yield* runWithRetries({
           attemptsMade: row.attempts,
-          attempt: permits.withPermits(1)(send(request)),
+          attempt: permits.withPermit(send(request)),
           onRetry: (n, failure, delay) =>
             Effect.logDebug("webhook attempt failed; retrying").pipe(
               Effect.annotateLogs({ attempts: n, statusCode: failure.statusCode ?? "none", retryInMs: Duration.toMillis(delay) }),
@@ -203,7 +218,9 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
             fibers,
             deliver(row).pipe(Effect.ensuring(Effect.suspend(() => {
               inFlight--
-              return saturated ? signal : Effect.void
+              // A full loop looks again once a batch's worth has finished, not
+              // after every delivery (a lease and a wake-up per delivery).
+              return saturated && inFlight <= resumeAt ? signal : Effect.void
             })))
           )
         }

@@ -50,20 +50,34 @@ export interface LoopResult {
 export const runWithRetries = (loop: RetryLoop): Effect.Effect<LoopResult> =>
   Effect.suspend(() => {
     let attempts = loop.attemptsMade
-    const once = Effect.suspend(() => {
+    const attempt = Effect.suspend(() => {
       attempts++
       return loop.attempt
-    }).pipe(
-      Effect.flatMap((result) => result._tag === "Delivered" ? Effect.succeed(result) : Effect.fail(result))
-    )
-    const schedule = retrySchedule(loop.attemptsMade).pipe(
-      Schedule.intersect(Schedule.identity<Failure>()),
-      Schedule.onDecision(([[delay], failure], decision) =>
-        ScheduleDecision.isContinue(decision) ? loop.onRetry(attempts, failure, delay) : Effect.void
+    })
+    return Effect.flatMap(attempt, (first): Effect.Effect<LoopResult> => {
+      // Nearly every delivery ends at its first attempt: only a retryable
+      // failure builds the schedule (hundreds of deliveries a second each
+      // paid for one they never used).
+      if (first._tag !== "Retryable") return Effect.succeed({ result: first, attempts })
+      // The schedule sees the first attempt's failure as its first input.
+      let replay: Failure | undefined = first
+      const once = Effect.suspend(() => {
+        if (replay !== undefined) {
+          const failure = replay
+          replay = undefined
+          return Effect.fail(failure)
+        }
+        return Effect.flatMap(attempt, (result) => result._tag === "Delivered" ? Effect.succeed(result) : Effect.fail(result))
+      })
+      const schedule = retrySchedule(loop.attemptsMade).pipe(
+        Schedule.intersect(Schedule.identity<Failure>()),
+        Schedule.onDecision(([[delay], failure], decision) =>
+          ScheduleDecision.isContinue(decision) ? loop.onRetry(attempts, failure, delay) : Effect.void
+        )
       )
-    )
-    return Effect.retry(once, schedule).pipe(
-      Effect.either,
-      Effect.map((either): LoopResult => ({ result: Either.merge(either), attempts }))
-    )
+      return Effect.retry(once, schedule).pipe(
+        Effect.either,
+        Effect.map((either): LoopResult => ({ result: Either.merge(either), attempts }))
+      )
+    })
   })
