@@ -1,5 +1,4 @@
 import * as Effect from "effect/Effect"
-import * as Queue from "effect/Queue"
 
 /**
  * A counting semaphore that hands each released permit to exactly one waiter,
@@ -7,8 +6,7 @@ import * as Queue from "effect/Queue"
  * release and all but one go back to waiting: with hundreds waiting (webhook
  * deliveries queued for a socket, statements queued for the embedded
  * database's single connection) that herd was most of the CPU they used.
- * Permits are tokens in a bounded queue: a release offers one, which
- * completes the first pending take.
+ * Here a release passes the permit to the first waiter directly.
  */
 export interface Permits {
   /** Waits for a permit (interruptibly); pair with `release`. */
@@ -19,14 +17,51 @@ export interface Permits {
 }
 
 export const make = (permits: number): Effect.Effect<Permits> =>
-  Effect.gen(function*() {
-    const tokens = yield* Queue.bounded<void>(permits)
-    yield* Queue.offerAll(tokens, Array.from({ length: permits }, () => undefined))
-    const take = Queue.take(tokens)
-    const release = Effect.asVoid(Queue.offer(tokens, undefined))
+  Effect.sync(() => {
+    let free = permits
+    // A Set iterates in insertion order: the first entry is the oldest waiter.
+    const waiters = new Set<() => void>()
+    const grant = () => {
+      while (free > 0 && waiters.size > 0) {
+        const next = waiters.values().next().value!
+        waiters.delete(next)
+        free--
+        next()
+      }
+    }
+    const wait = Effect.async<void>((resume) => {
+      let granted = false
+      const waiter = () => {
+        granted = true
+        resume(Effect.void)
+      }
+      waiters.add(waiter)
+      // Interrupted while waiting: leave the line, or hand on a permit that
+      // was granted but will never be used.
+      return Effect.sync(() => {
+        if (!granted) {
+          waiters.delete(waiter)
+          return
+        }
+        free++
+        grant()
+      })
+    })
+    const take = Effect.suspend(() => {
+      if (free > 0 && waiters.size === 0) {
+        free--
+        return Effect.void
+      }
+      return wait
+    })
+    const release = Effect.sync(() => {
+      free++
+      grant()
+    })
     return {
       take,
       release,
-      withPermit: (self) => Effect.acquireUseRelease(take, () => self, () => release)
+      withPermit: (self) =>
+        Effect.uninterruptibleMask((restore) => Effect.flatMap(restore(take), () => Effect.ensuring(restore(self), release)))
     } satisfies Permits
   })

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
+import * as Permits from "../../src/Concurrency/Permits.js"
+
+describe("Permits", () => {
+  it.effect("at most n holders at once; waiters get the permits in arrival order", () =>
+    Effect.gen(function*() {
+      const permits = yield* Permits.make(2)
+      let holding = 0
+      let most = 0
+      const order: Array<number> = []
+      const job = (i: number) =>
+        permits.withPermit(Effect.gen(function*() {
+          order.push(i)
+          holding++
+          most = Math.max(most, holding)
+          yield* Effect.sleep("1 second")
+          holding--
+        }))
+      const fibers: Array<Fiber.RuntimeFiber<void>> = []
+      for (let i = 0; i < 6; i++) {
+        fibers.push(yield* Effect.fork(job(i)))
+        yield* Effect.yieldNow()
+      }
+      yield* TestClock.adjust("3 seconds")
+      yield* Fiber.joinAll(fibers)
+      expect(most).toBe(2)
+      expect(order).toEqual([0, 1, 2, 3, 4, 5])
+    }))
+
+  it.effect("a permit comes back when the holder fails or is interrupted", () =>
+    Effect.gen(function*() {
+      const permits = yield* Permits.make(1)
+      const failed = yield* Effect.flip(permits.withPermit(Effect.fail("boom")))
+      expect(failed).toBe("boom")
+      const holder = yield* Effect.fork(permits.withPermit(Effect.never))
+      yield* Effect.yieldNow()
+      const waiter = yield* Effect.fork(permits.withPermit(Effect.succeed("got it")))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(holder)
+      expect(yield* Fiber.join(waiter)).toBe("got it")
+    }))
+
+  it.effect("an interrupted waiter does not take a permit with it", () =>
+    Effect.gen(function*() {
+      const permits = yield* Permits.make(1)
+      yield* permits.take
+      const waiter = yield* Effect.fork(permits.withPermit(Effect.succeed(1)))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(waiter)
+      yield* permits.release
+      expect(yield* permits.withPermit(Effect.succeed(2))).toBe(2)
+    }))
+})
