@@ -104,7 +104,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           })
           if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
           return yield* respond(created)
-        }).pipe(Effect.withSpan("Runs.request", hotSpan)))
+        }).pipe(hotSpan("Runs.request")))
       .handle("listTriggerRuns", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const trigger = yield* liveTrigger(path.id)

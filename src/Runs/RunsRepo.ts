@@ -163,7 +163,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
           WHERE r.trigger_id = ${triggerId} AND r.idempotency_key = ${options.idempotencyKey}
             ${options.environmentId === undefined ? sql`` : sql`AND t.environment_id = ${options.environmentId}`}`
         return existing[0] === undefined ? undefined : { run: existing[0], created: false }
-      }).pipe(Effect.orDie, Effect.withSpan("RunsRepo.create", hotSpan))
+      }).pipe(Effect.orDie, hotSpan("RunsRepo.create"))
 
     const list = (filter: RunFilter): Effect.Effect<ReadonlyArray<RunRow>> =>
       sql<RunRow>`

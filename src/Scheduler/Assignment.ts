@@ -133,7 +133,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         yield* Effect.forEach(new Set(assigned.map((r) => r.worker_id)), wakeups.wake, { discard: true })
         if (assigned.length > 0) yield* Effect.logDebug("runs assigned", { count: assigned.length })
         return assigned.map(({ deadline_at, environment_id, id }) => ({ id, environment_id, deadline_at }))
-      }).pipe(Effect.orDie, Effect.withSpan("Assignment.assignQueued", hotSpan))
+      }).pipe(Effect.orDie, hotSpan("Assignment.assignQueued"))
 
     /** Claim timeout: an assigned run past its deadline goes back to `queued`. */
     const releaseExpired = (runId: string): Effect.Effect<string | undefined> =>
@@ -144,7 +144,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
           WHERE id = ${runId} AND status = 'assigned' AND deadline_at <= ${now}::timestamptz
           RETURNING environment_id`
         return rows[0]?.environment_id
-      }).pipe(Effect.orDie, Effect.withSpan("Assignment.releaseExpired", hotSpan))
+      }).pipe(Effect.orDie, hotSpan("Assignment.releaseExpired"))
 
     /** Runs assigned to workers that went offline go back to `queued`; answers their environments. */
     const releaseOffline: Effect.Effect<ReadonlyArray<string>> = Effect.gen(function*() {
@@ -157,7 +157,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         RETURNING r.id, r.environment_id`
       if (rows.length > 0) yield* Effect.logInfo("runs of offline workers released", { count: rows.length })
       return [...new Set(rows.map((r) => r.environment_id))]
-    }).pipe(Effect.orDie, Effect.withSpan("Assignment.releaseOffline", hotSpan))
+    }).pipe(Effect.orDie, hotSpan("Assignment.releaseOffline"))
 
     return { assignQueued, releaseExpired, releaseOffline } as const
   })

@@ -70,7 +70,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           UPDATE runs SET status = 'claimed', claimed_at = ${now}::timestamptz,
             deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'
           WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'assigned' AND deadline_at > ${now}::timestamptz
-          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "claim")), Effect.withSpan("Transitions.claim", hotSpan))
+          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "claim")), hotSpan("Transitions.claim"))
 
     /** Claims up to `max` of the worker's assigned runs in one statement (poll with `claim=true`). */
     const claimMany = (workerId: string, max: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
@@ -89,7 +89,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           SELECT c.*, t.name AS trigger_name, t.input AS trigger_input
           FROM claimed c JOIN triggers t ON t.id = c.trigger_id ORDER BY c.id`).pipe(
         Effect.orDie,
-        Effect.withSpan("Transitions.claimMany", hotSpan)
+        hotSpan("Transitions.claimMany")
       )
 
     /** The worker's assigned, not yet claimed runs (what a poll hands out). */
@@ -107,7 +107,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           UPDATE runs SET status = 'running', started_at = ${now}::timestamptz,
             deadline_at = ${now}::timestamptz + LEAST(heartbeat_timeout_seconds, timeout_seconds) * interval '1 second'
           WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'claimed' AND deadline_at > ${now}::timestamptz
-          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "start")), Effect.withSpan("Transitions.start", hotSpan))
+          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "start")), hotSpan("Transitions.start"))
 
     // The execution deadline (started_at + timeout) caps every heartbeat, so a
     // chatty worker cannot run past timeoutSeconds.
@@ -121,7 +121,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
               ELSE ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second' END
           WHERE id = ${runId} AND worker_id = ${workerId} AND status IN ('claimed', 'running')
             AND deadline_at > ${now}::timestamptz
-          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "heartbeat")), Effect.withSpan("Transitions.heartbeat", hotSpan))
+          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "heartbeat")), hotSpan("Transitions.heartbeat"))
 
     /**
      * A terminal transition as ONE statement, so it needs no transaction of
@@ -179,7 +179,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         if (ended === undefined) return yield* rejection(workerId, runId, "complete")
         yield* published(ended)
         return ended
-      }).pipe(Effect.withSpan("Transitions.complete", { ...hotSpan, attributes: { runId } }))
+      }).pipe(hotSpan("Transitions.complete", { runId }))
 
     /**
      * Heartbeat or execution deadline passed: `timed_out`, `client` when the
@@ -207,7 +207,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
             rows[0] === undefined ? undefined : { run: rows[0], retry: undefined })
         yield* published(ended)
         return ended
-      }).pipe(Effect.withSpan("Transitions.timeOut", { ...hotSpan, attributes: { runId } }))
+      }).pipe(hotSpan("Transitions.timeOut", { runId }))
 
     return { claim, claimMany, assignedTo, start, heartbeat, complete, timeOut } as const
   })

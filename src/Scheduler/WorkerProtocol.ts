@@ -84,7 +84,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
             return found
           }
         }
-      }).pipe(Effect.withSpan("WorkerProtocol.poll", hotSpan), Effect.annotateLogs({ workerId }))
+      }).pipe(hotSpan("WorkerProtocol.poll"), Effect.annotateLogs({ workerId }))
 
     const claim = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
       Effect.tap(transitions.claim(workerId, runId), watch)

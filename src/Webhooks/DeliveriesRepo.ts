@@ -95,7 +95,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
             })
           }))
         ),
-        Effect.withSpan("DeliveriesRepo.lease", hotSpan)
+        hotSpan("DeliveriesRepo.lease")
       )
 
     /**
@@ -121,7 +121,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
             last_error = ${last.error}
         WHERE run_id = ${runId} AND lease_owner = ${owner}`.pipe(
         Effect.asVoid,
-        Effect.withSpan("DeliveriesRepo.reschedule", hotSpan)
+        hotSpan("DeliveriesRepo.reschedule")
       )
 
     /**
@@ -157,7 +157,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         )
         SELECT run_id FROM deleted`.pipe(
         Effect.map((rows) => new Set(rows.map((r) => r.run_id))),
-        Effect.withSpan("DeliveriesRepo.finalize", hotSpan)
+        hotSpan("DeliveriesRepo.finalize")
       )
 
     /** Hands every row leased by `owner` back (shutdown): they are due again at their `next_attempt_at`. */

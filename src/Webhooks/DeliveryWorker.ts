@@ -1,6 +1,5 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Chunk from "effect/Chunk"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -86,16 +85,18 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
     const outcomes = yield* Queue.unbounded<{
       readonly row: OutboxRow
       readonly final: FinalOutcome
-      readonly written: Deferred.Deferred<boolean, SqlError>
+      /** Resumes the delivery that queued it (a callback: a `Deferred` per delivery cost more than the write). */
+      readonly written: (exit: Exit.Exit<boolean, SqlError>) => void
     }>()
     yield* Effect.gen(function*() {
       const batch = Chunk.toReadonlyArray(yield* Queue.takeBetween(outcomes, 1, opts.batchSize))
       const exit = yield* Effect.exit(repo.finalizeMany(owner, batch))
-      for (const item of batch) yield* Deferred.done(item.written, Exit.map(exit, (mine) => mine.has(item.row.run_id)))
+      for (const item of batch) item.written(Exit.map(exit, (mine) => mine.has(item.row.run_id)))
     }).pipe(Effect.forever, Effect.forkScoped)
     const finalize = (row: OutboxRow, final: FinalOutcome): Effect.Effect<boolean, SqlError> =>
-      Effect.flatMap(Deferred.make<boolean, SqlError>(), (written) =>
-        Effect.zipRight(Queue.offer(outcomes, { row, final, written }), Deferred.await(written)))
+      Effect.async<boolean, SqlError>((resume) => {
+        outcomes.unsafeOffer({ row, final, written: resume })
+      })
 
     const fibers = yield* FiberSet.make()
 
@@ -199,7 +200,7 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
           Effect.logError("webhook delivery interrupted by an internal error", cause)
         ),
         Effect.annotateLogs({ runId: row.run_id, triggerId: row.trigger_id }),
-        Effect.withSpan("Webhooks.deliver", { ...hotSpan, attributes: { runId: row.run_id } })
+        hotSpan("Webhooks.deliver", { runId: row.run_id })
       )
 
     /** Leases what there is room for; answers how long to wait before looking again. */

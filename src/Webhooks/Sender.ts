@@ -198,7 +198,7 @@ export const make = (options: SenderOptions): Effect.Effect<Send, never, Scope.S
           return Effect.succeed<AttemptResult>({ _tag: "Permanent", statusCode: null, responseBody: null, error: blockedMessage })
         }
         return attempt(request, url)
-      }).pipe(Effect.withSpan("Webhooks.send", hotSpan))
+      }).pipe(hotSpan("Webhooks.send"))
 
     return send
   })
