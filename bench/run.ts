@@ -17,6 +17,7 @@ import { createTrigger, registerWorkers, setupTenant } from "./lib/setup.js"
 import { benchGraphile } from "./reference/graphile.js"
 import { idleDispatch, lifecycle } from "./scenarios/lifecycle.js"
 import { supervision } from "./scenarios/supervision.js"
+import { steps } from "./scenarios/steps.js"
 import { webhookDrain } from "./scenarios/webhookDrain.js"
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
@@ -29,7 +30,7 @@ const baseUrl = process.env.DATABASE_URL ??
     ? `postgres://postgres@localhost/postgres?host=${socketDir}`
     : "postgres://postgres@127.0.0.1:5432/postgres")
 const mode = process.env.BENCH_DB ?? "both"
-// BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, supervision, graphile.
+// BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision, graphile.
 const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
 const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
@@ -77,6 +78,8 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     const databaseUrl = serviceEnv.DATABASE_URL ?? ""
     const drain = databaseUrl === "" ? undefined : await step("drain", () =>
       webhookDrain({ databaseUrl, triggerId: hookTrigger, receiver, deliveries: 10_000, servicePid: service.pid }))
+    const perStep = await step("steps", () =>
+      steps({ client, serviceUrl: service.url, receiver, servicePid: service.pid, runs: Math.min(sizes.runs, 2000) }))
     const supervised = await step("supervision", () => supervision({
       client,
       service,
@@ -86,7 +89,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
       heartbeatTimeoutSeconds: 10,
       createTrigger: (fields) => createTrigger(client, tenant, fields)
     }))
-    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, drain, supervised }
+    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, drain, steps: perStep, supervised }
   } finally {
     client.close()
     await receiver.close()
@@ -141,6 +144,9 @@ const printTable = (r: any) => {
     if (x.drain) {
       add(`[${db}] webhook delivery loop alone: deliveries/s (10,000 queued at once)`, `${x.drain.deliveriesPerSec}`)
       add(`[${db}] CPU ms per delivery: service / Postgres / bench`, cpu(x.drain.cpuMsPerDelivery))
+    }
+    for (const [name, f] of Object.entries<any>(x.steps ?? {})) {
+      add(`[${db}] step "${name}": per s, CPU ms per run (service / Postgres / bench)`, `${f.perSec}, ${cpu(f.cpuMsPerRun)}`)
     }
     add(`[${db}] webhook deliveries/s under load`, `${Math.max(x.stepwise.deliveredPerSec, x.batched.deliveredPerSec)}`)
     add(`[${db}] supervised runs / RSS idle → supervising (Δ MB)`, `${x.supervised.runs} / ${x.supervised.rssIdleMb} → ${x.supervised.rssSupervisingMb} (${x.supervised.rssDeltaMb})`)

@@ -83,25 +83,27 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           if (actor._tag === "ApiKey" && roleAtLeast(actor.role, "operator") && isUuid(path.id)) {
             const body = yield* Effect.either(readRunRequest(text))
             if (Either.isRight(body)) {
-              const created = yield* repo.create(path.id, {
-                input: body.right.input,
-                idempotencyKey: headers["idempotency-key"],
-                actor,
-                environmentId: actor.environmentId,
-                placement: supervisor.placement
-              })
+              const created = yield* supervisor.creating(actor.environmentId, (placement) =>
+                repo.create(path.id, {
+                  input: body.right.input,
+                  idempotencyKey: headers["idempotency-key"],
+                  actor,
+                  environmentId: actor.environmentId,
+                  placement
+                }))
               if (created !== undefined) return yield* respond(created)
             }
           }
           const trigger = yield* liveTrigger(path.id)
           yield* policy.requireRole(trigger.environment_id, "operator", "trigger")
           const body = yield* readRunRequest(text)
-          const created = yield* repo.create(trigger.id, {
-            input: body.input,
-            idempotencyKey: headers["idempotency-key"],
-            actor,
-            placement: supervisor.placement
-          })
+          const created = yield* supervisor.creating(trigger.environment_id, (placement) =>
+            repo.create(trigger.id, {
+              input: body.input,
+              idempotencyKey: headers["idempotency-key"],
+              actor,
+              placement
+            }))
           if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
           return yield* respond(created)
         }).pipe(hotSpan("Runs.request")))

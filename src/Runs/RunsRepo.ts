@@ -5,6 +5,7 @@ import type { Actor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { nowIso } from "../Scheduler/Time.js"
 import { workerLoad, workerOnline } from "../Scheduler/WorkerLoad.js"
+import type { PolledRow } from "../Scheduler/Transitions.js"
 import type { RunRow, RunStatus } from "./Run.js"
 import { hotSpan } from "../Config/Tracing.js"
 
@@ -33,7 +34,12 @@ export interface Created {
   /** False when an earlier request with the same Idempotency-Key made the run. */
   readonly created: boolean
   /** Where the new run went in the same statement, when it was assigned at once. */
-  readonly assigned?: { readonly workerId: string; readonly deadlineAt: Date } | undefined
+  readonly assigned?: {
+    readonly workerId: string
+    readonly deadlineAt: Date
+    /** Claimed outright for one of `Placement.claimFor`'s polls: the row to hand it. */
+    readonly claimed: PolledRow | undefined
+  } | undefined
 }
 
 /**
@@ -48,6 +54,11 @@ export interface Placement {
   readonly maxAssignedPerWorker: number
   /** The channel that wakes long-polling workers on every instance. */
   readonly channel: string
+  /**
+   * Workers with a `claim=true` poll waiting on this instance: a run placed
+   * on one of them is claimed in the same statement, to be handed to the poll.
+   */
+  readonly claimFor?: ReadonlyArray<string>
 }
 
 /** Runs as records: creation (with idempotency and audit) and listings. */
@@ -95,13 +106,13 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         // transaction of several: a run request is a hot path, and each round
         // trip counts. Placed at once, the run skips the assignment pass (two
         // more round trips before its worker's poll wakes).
-        const rows = yield* sql<RunRow & { readonly notified: boolean | null }>`
+        const rows = yield* sql<PolledRow & { readonly notified: boolean | null }>`
           WITH t AS (
             SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL
               ${options.environmentId === undefined ? sql`` : sql`AND environment_id = ${options.environmentId}`}
             FOR KEY SHARE
           ), ${
-          place === undefined ? sql`pick AS (SELECT NULL::uuid AS id WHERE false)` : sql`
+          place === undefined ? sql`pick AS (SELECT NULL::uuid AS id, false AS claim WHERE false)` : sql`
             -- Checked before any worker's load is counted: under a backlog
             -- (the case where counting is dearest) nothing is placed anyway.
             open AS MATERIALIZED (
@@ -109,7 +120,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
                 SELECT 1 FROM runs q WHERE q.environment_id = t.environment_id
                   AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')
             ), pick AS (
-              SELECT w.id FROM open t
+              SELECT w.id, w.id = ANY(${place.claimFor ?? []}::uuid[]) AS claim FROM open t
               JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
               ${workerLoad(sql)}
               WHERE ${workerOnline(sql, now, place.workerOfflineAfterSeconds)}
@@ -120,15 +131,18 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         }, created AS (
             INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
               timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at,
-              worker_id, assigned_at, deadline_at)
-            SELECT ${id}, t.id, t.environment_id, CASE WHEN pick.id IS NULL THEN 'queued' ELSE 'assigned' END, 1,
+              worker_id, assigned_at, claimed_at, deadline_at)
+            SELECT ${id}, t.id, t.environment_id,
+              CASE WHEN pick.id IS NULL THEN 'queued' WHEN pick.claim THEN 'claimed' ELSE 'assigned' END, 1,
               ${options.input === undefined ? sql`t.input` : sql`${explicit}::jsonb`},
               ${options.idempotencyKey ?? null},
               t.timeout_seconds, t.heartbeat_timeout_seconds, t.max_retries, t.webhook_url, t.webhook_secret_enc,
               ${now}::timestamptz,
               pick.id,
               CASE WHEN pick.id IS NULL THEN NULL ELSE ${now}::timestamptz END,
+              CASE WHEN pick.claim THEN ${now}::timestamptz END,
               CASE WHEN pick.id IS NULL THEN NULL
+                WHEN pick.claim THEN ${now}::timestamptz + t.heartbeat_timeout_seconds * interval '1 second'
                 ELSE ${now}::timestamptz + ${place?.claimTimeoutSeconds ?? 0}::int * interval '1 second' END
             FROM t LEFT JOIN pick ON true
             ON CONFLICT (trigger_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
@@ -139,20 +153,21 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
               'run', created.id, ${metadata}::jsonb
             FROM created
           )
-          SELECT created.*,
+          SELECT created.*, t.name AS trigger_name, t.input AS trigger_input,
             -- Delivered at commit: pollers on every instance wake once the run is visible.
-            CASE WHEN created.worker_id IS NULL THEN NULL
+            CASE WHEN created.status <> 'assigned' THEN NULL
               ELSE pg_notify(${place?.channel ?? ""}, created.worker_id::text) IS NULL END AS notified
-          FROM created`
+          FROM created CROSS JOIN t`
         const row = rows[0]
         if (row !== undefined) {
-          const { notified: _, ...run } = row
+          const { notified: _, trigger_input: _input, trigger_name: _name, ...run } = row
           if (run.worker_id === null || run.deadline_at === null) return { run, created: true }
+          const { notified: _n, ...polled } = row
           return {
             // The answer shows the run as requested; its assignment is the scheduler's business.
-            run: { ...run, status: "queued" as const, worker_id: null, assigned_at: null, deadline_at: null },
+            run: { ...run, status: "queued" as const, worker_id: null, assigned_at: null, claimed_at: null, deadline_at: null },
             created: true,
-            assigned: { workerId: run.worker_id, deadlineAt: run.deadline_at }
+            assigned: { workerId: run.worker_id, deadlineAt: run.deadline_at, claimed: run.status === "claimed" ? polled : undefined }
           }
         }
         if (options.idempotencyKey === undefined) return undefined

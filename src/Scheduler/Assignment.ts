@@ -159,6 +159,23 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
       return [...new Set(rows.map((r) => r.environment_id))]
     }).pipe(Effect.orDie, hotSpan("Assignment.releaseOffline"))
 
-    return { assignQueued, releaseExpired, releaseOffline } as const
+    /**
+     * A run claimed in its creating statement for a poll that went away
+     * before it could be handed over: back to `assigned` to that worker, as
+     * if the claim had never happened (its next poll takes it). Answers the
+     * new claim deadline, or undefined when the run has moved on meanwhile.
+     */
+    const unclaim = (runId: string, workerId: string): Effect.Effect<Date | undefined> =>
+      Effect.gen(function*() {
+        const now = yield* nowIso
+        const rows = yield* sql<{ deadline_at: Date }>`
+          UPDATE runs SET status = 'assigned', claimed_at = NULL,
+            deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
+          WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'claimed'
+          RETURNING deadline_at`
+        return rows[0]?.deadline_at
+      }).pipe(Effect.orDie, hotSpan("Assignment.unclaim"))
+
+    return { assignQueued, releaseExpired, releaseOffline, unclaim } as const
   })
 }) {}

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Schedule from "effect/Schedule"
 import type { RunStatus } from "../Runs/Run.js"
@@ -190,11 +191,39 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     const requested = (created: Created): Effect.Effect<void> => {
       if (!created.created) return Effect.void
       if (created.assigned === undefined) return Effect.asVoid(assignAndWatch(created.run.environment_id))
-      return Effect.zipRight(
-        watch(created.run.id, created.assigned.deadlineAt.getTime()),
-        wakeups.wake(created.assigned.workerId)
-      )
+      const watched = watch(created.run.id, created.assigned.deadlineAt.getTime())
+      // A run claimed for a waiting poll was handed to it already (see `creating`).
+      return created.assigned.claimed !== undefined ? watched : Effect.zipRight(watched, wakeups.wake(created.assigned.workerId))
     }
+
+    /**
+     * Runs a run-creating statement with the placement rules, offering it the
+     * `claim=true` polls waiting here in the run's environment: a run placed
+     * on one of their workers is claimed in that statement and handed to the
+     * poll, which then needs no statement of its own. Should that poll have
+     * gone away meanwhile, the claim is undone (the run is assigned to the
+     * worker, for its next poll).
+     */
+    const creating = <E, R>(
+      environmentId: string | undefined,
+      create: (placement: Placement) => Effect.Effect<Created | undefined, E, R>
+    ): Effect.Effect<Created | undefined, E, R> =>
+      Effect.uninterruptibleMask((restore) => {
+        const reservation = wakeups.reserve(environmentId)
+        if (reservation.workerIds.length === 0) return restore(create(placement))
+        return restore(create({ ...placement, claimFor: reservation.workerIds })).pipe(
+          Effect.onExit((exit) => {
+            const claimed = Exit.isSuccess(exit) ? exit.value?.assigned?.claimed : undefined
+            if (reservation.settle(claimed) || claimed === undefined) return Effect.void
+            return assignment.unclaim(claimed.id, claimed.worker_id!).pipe(
+              Effect.flatMap((deadline) =>
+                deadline === undefined ? Effect.void : Effect.zipRight(watch(claimed.id, deadline.getTime()), wakeups.wake(claimed.worker_id!))
+              ),
+              Effect.zipLeft(Effect.logInfo("handed-over run's poll had gone; claim undone").pipe(Effect.annotateLogs({ runId: claimed.id })))
+            )
+          })
+        )
+      })
 
     const activeWithDeadline = (horizon: string | undefined) =>
       sql<{ id: string; deadline_at: Date }>`
@@ -235,6 +264,6 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     /** How many runs this instance supervises right now. */
     const size: Effect.Effect<number> = FiberMap.size(fibers)
 
-    return { watch, watchAll, release, assignAndWatch, placement, requested, size } as const
+    return { watch, watchAll, release, assignAndWatch, placement, creating, requested, size } as const
   })
 }) {}

@@ -4,28 +4,153 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
+import type { PolledRow } from "./Transitions.js"
 
 /** Postgres channel carrying the id of a worker that was just given runs. */
 export const assignedChannel = "pts_run_assigned"
 
 /**
+ * A `claim=true` poll waiting on this instance. Run creation may claim a new
+ * run for it in the creating statement and hand the row over here, which
+ * spares the woken poll its claim statement (the last round trip between a
+ * run request and an idle worker receiving it).
+ *
+ * open → reserved (a creating statement may claim a run for it) → open again,
+ * or done. Done: handed a run, woken, timed out, or withdrawn. A reserved
+ * offer is never dropped: whoever waits on it waits for the statement.
+ */
+export interface Offer {
+  readonly workerId: string
+  readonly environmentId: string
+  state: "open" | "reserved" | "done"
+  /** Asked to finish (woken, timed out, withdrawn) while reserved. */
+  finishing: boolean
+  /** The poll went away (interrupted) while reserved: nothing may be handed to it. */
+  abandoned: boolean
+  rows: ReadonlyArray<PolledRow>
+  resume: (() => void) | undefined
+}
+
+/** The offers a creating statement may claim for; settle it once the statement has ended. */
+export interface Reservation {
+  readonly workerIds: ReadonlyArray<string>
+  /** Hands `row` (claimed for `row.worker_id`) to one of its polls; false when none is left to take it. */
+  readonly settle: (row: PolledRow | undefined) => boolean
+}
+
+/**
  * Wakes long-polling workers as soon as a run is assigned to them: at once for
  * assignments made by this instance, and through LISTEN/NOTIFY for those made
  * by another instance sharing the database. A waiting poll is one `Deferred`
- * in a map, so thousands of idle workers cost next to nothing.
+ * (or one `Offer`) in a map, so thousands of idle workers cost next to nothing.
  */
 export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
   scoped: Effect.gen(function*() {
     const notifications = yield* Notifications
     const waiting = new Map<string, Set<Deferred.Deferred<void>>>()
 
+    // Open offers by environment (run creation reserves an environment's), and
+    // every offer not yet done by worker (a wake-up finishes them).
+    const offers = new Map<string, Set<Offer>>()
+    const offersOf = new Map<string, Set<Offer>>()
+    const add = <K>(map: Map<K, Set<Offer>>, key: K, offer: Offer) => {
+      const set = map.get(key) ?? new Set()
+      set.add(offer)
+      map.set(key, set)
+    }
+    const remove = <K>(map: Map<K, Set<Offer>>, key: K, offer: Offer) => {
+      const set = map.get(key)
+      if (set === undefined) return
+      set.delete(offer)
+      if (set.size === 0) map.delete(key)
+    }
+    const finish = (offer: Offer, rows: ReadonlyArray<PolledRow>) => {
+      if (offer.state === "open") remove(offers, offer.environmentId, offer)
+      remove(offersOf, offer.workerId, offer)
+      offer.state = "done"
+      offer.rows = rows
+      const resume = offer.resume
+      offer.resume = undefined
+      resume?.()
+    }
+    /** Done at once when open; when reserved, once its statement has settled. */
+    const requestFinish = (offer: Offer) => {
+      if (offer.state === "open") finish(offer, [])
+      else if (offer.state === "reserved") offer.finishing = true
+    }
+
     const wake = (workerId: string): Effect.Effect<void> =>
       Effect.suspend(() => {
+        const mine = offersOf.get(workerId)
+        if (mine !== undefined) for (const offer of [...mine]) requestFinish(offer)
         const set = waiting.get(workerId)
         if (set === undefined) return Effect.void
         waiting.delete(workerId)
         return Effect.forEach(set, (d) => Deferred.succeed(d, undefined), { discard: true })
       })
+
+    const offer = (workerId: string, environmentId: string): Effect.Effect<Offer> =>
+      Effect.sync(() => {
+        const offer: Offer = { workerId, environmentId, state: "open", finishing: false, abandoned: false, rows: [], resume: undefined }
+        add(offers, environmentId, offer)
+        add(offersOf, workerId, offer)
+        return offer
+      })
+
+    /**
+     * Resolves with what was handed over, once the offer is done: a handoff,
+     * a wake-up, or `finishOffer` (the poll's own deadline; it waits out a
+     * reservation). Interrupted while reserved, the offer is abandoned and the
+     * creating statement's run is not handed to it.
+     */
+    const awaitOffer = (offer: Offer): Effect.Effect<ReadonlyArray<PolledRow>> =>
+      Effect.async<ReadonlyArray<PolledRow>>((resume) => {
+        if (offer.state === "done") return resume(Effect.succeed(offer.rows))
+        offer.resume = () => resume(Effect.succeed(offer.rows))
+        return Effect.sync(() => {
+          offer.resume = undefined
+          abandonNow(offer)
+        })
+      })
+
+    const abandonNow = (offer: Offer) => {
+      if (offer.state === "reserved") offer.abandoned = true
+      else if (offer.state === "open") finish(offer, [])
+    }
+    /** The poll leaves without waiting: a run a statement is claiming for it now will be unclaimed. */
+    const abandon = (offer: Offer): Effect.Effect<void> => Effect.sync(() => abandonNow(offer))
+
+    const finishOffer = (offer: Offer): Effect.Effect<void> => Effect.sync(() => requestFinish(offer))
+
+    /** Leaves; answers what was handed over meanwhile (waiting out a reservation). */
+    const withdraw = (offer: Offer): Effect.Effect<ReadonlyArray<PolledRow>> =>
+      Effect.zipRight(finishOffer(offer), awaitOffer(offer))
+
+    const reserve = (environmentId: string | undefined): Reservation => {
+      const set = environmentId === undefined ? undefined : offers.get(environmentId)
+      if (set === undefined) return { workerIds: [], settle: () => false }
+      const reserved = [...set]
+      offers.delete(environmentId!)
+      for (const offer of reserved) offer.state = "reserved"
+      return {
+        workerIds: [...new Set(reserved.map((o) => o.workerId))],
+        settle: (row) => {
+          let handed = false
+          for (const offer of reserved) {
+            if (!handed && row !== undefined && offer.workerId === row.worker_id && !offer.abandoned) {
+              handed = true
+              finish(offer, [row])
+            } else if (offer.abandoned || offer.finishing) {
+              finish(offer, [])
+            } else {
+              offer.state = "open"
+              add(offers, offer.environmentId, offer)
+            }
+          }
+          return handed
+        }
+      }
+    }
 
     /**
      * Registers interest in `workerId` for the enclosing scope and answers an
@@ -58,6 +183,6 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
       Effect.forkScoped
     )
 
-    return { wake, subscribe } as const
+    return { wake, subscribe, offer, awaitOffer, finishOffer, withdraw, abandon, reserve } as const
   })
 }) {}

@@ -62,23 +62,45 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
 
     const watch = (row: RunRow) => row.deadline_at === null ? Effect.void : supervisor.watch(row.id, toMillis(row.deadline_at))
 
+    /**
+     * One look for a claim=true poll: claims what is assigned, else waits as
+     * an offer (run creation may claim a new run for it outright) until
+     * handed a run, woken, or out of time. Undefined: look again.
+     */
+    const claimOrWait = (workerId: string, environmentId: string, max: number, until: number) =>
+      Effect.scoped(Effect.gen(function*() {
+        // Offered before looking, so a run created in between is not missed.
+        const offer = yield* wakeups.offer(workerId, environmentId)
+        // However this ends, nothing may be handed to the offer afterwards.
+        yield* Effect.addFinalizer(() => wakeups.abandon(offer))
+        const rows = yield* transitions.claimMany(workerId, max)
+        if (rows.length > 0) return rows
+        const remaining = until - (yield* Clock.currentTimeMillis)
+        if (remaining <= 0) return yield* wakeups.withdraw(offer)
+        yield* Effect.forkScoped(Effect.zipRight(Effect.sleep(remaining), wakeups.finishOffer(offer)))
+        const handed = yield* wakeups.awaitOffer(offer)
+        return handed.length > 0 ? handed : undefined
+      }))
+
+    /** One look for a plain poll: the assigned runs, else wait for a wake-up or the deadline. */
+    const listOrWait = (workerId: string, _environmentId: string, _max: number, until: number) =>
+      Effect.scoped(Effect.gen(function*() {
+        // Subscribe before looking, so an assignment in between still wakes us.
+        const assigned = yield* wakeups.subscribe(workerId)
+        const rows = yield* transitions.assignedTo(workerId, pollPageSize)
+        const remaining = until - (yield* Clock.currentTimeMillis)
+        if (rows.length > 0 || remaining <= 0) return rows
+        yield* assigned.pipe(Effect.timeoutOption(remaining))
+        return undefined
+      }))
+
     const poll = (workerId: string, environmentId: string, options: PollOptions): Effect.Effect<ReadonlyArray<PolledRow>> =>
       Effect.gen(function*() {
         // A poll is a good moment to hand out the environment's queued runs.
         yield* supervisor.assignAndWatch(environmentId)
         const until = (yield* Clock.currentTimeMillis) + options.wait * 1000
         while (true) {
-          const found = yield* Effect.scoped(Effect.gen(function*() {
-            // Subscribe before looking, so an assignment in between still wakes us.
-            const assigned = yield* wakeups.subscribe(workerId)
-            const rows = options.claim
-              ? yield* transitions.claimMany(workerId, options.max)
-              : yield* transitions.assignedTo(workerId, pollPageSize)
-            const remaining = until - (yield* Clock.currentTimeMillis)
-            if (rows.length > 0 || remaining <= 0) return rows
-            yield* assigned.pipe(Effect.timeoutOption(remaining))
-            return undefined
-          }))
+          const found = yield* (options.claim ? claimOrWait : listOrWait)(workerId, environmentId, options.max, until)
           if (found !== undefined) {
             yield* Effect.forEach(found, watch, { discard: true })
             return found

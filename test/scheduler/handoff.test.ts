@@ -1,0 +1,119 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { Notifications } from "../../src/Db/Notifications.js"
+import { RunsRepo } from "../../src/Runs/RunsRepo.js"
+import { Supervisor } from "../../src/Scheduler/Supervisor.js"
+import type { PolledRow } from "../../src/Scheduler/Transitions.js"
+import { Wakeups } from "../../src/Scheduler/Wakeups.js"
+import { addTrigger, runState, scheduled, seed } from "./support.js"
+
+/** Wakeups alone: LISTEN never delivers anything here. */
+const wakeupsOnly = Wakeups.Default.pipe(
+  Layer.provide(Layer.succeed(Notifications, Notifications.of({ listen: () => Stream.never, notify: () => Effect.void })))
+)
+const row = (workerId: string) => ({ id: "run-1", worker_id: workerId }) as unknown as PolledRow
+
+describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
+  it.scoped("a reserved offer's worker gets the row the statement claimed for it", () =>
+    Effect.gen(function*() {
+      const wakeups = yield* Wakeups
+      const offer = yield* wakeups.offer("w1", "env")
+      const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
+      const reservation = wakeups.reserve("env")
+      expect(reservation.workerIds).toEqual(["w1"])
+      // Reserved: another run request in the environment gets nothing to offer.
+      expect(wakeups.reserve("env").workerIds).toEqual([])
+      expect(reservation.settle(row("w1"))).toBe(true)
+      expect((yield* Fiber.join(waiting)).map((r) => r.id)).toEqual(["run-1"])
+    }).pipe(Effect.provide(wakeupsOnly)))
+
+  it.scoped("nothing claimed: the offer is open again, and a wake-up ends its wait empty", () =>
+    Effect.gen(function*() {
+      const wakeups = yield* Wakeups
+      const offer = yield* wakeups.offer("w1", "env")
+      const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
+      expect(wakeups.reserve("other-env").workerIds).toEqual([])
+      wakeups.reserve("env").settle(undefined)
+      const again = wakeups.reserve("env")
+      expect(again.workerIds).toEqual(["w1"])
+      // Woken while reserved: it ends once the statement has settled.
+      yield* wakeups.wake("w1")
+      yield* Effect.yieldNow()
+      expect(yield* Fiber.poll(waiting)).toSatisfy((o: any) => o._tag === "None")
+      again.settle(undefined)
+      expect(yield* Fiber.join(waiting)).toEqual([])
+    }).pipe(Effect.provide(wakeupsOnly)))
+
+  it.scoped("a poll that times out while reserved waits for the statement and still gets its run", () =>
+    Effect.gen(function*() {
+      const wakeups = yield* Wakeups
+      const offer = yield* wakeups.offer("w1", "env")
+      const reservation = wakeups.reserve("env")
+      const leaving = yield* Effect.fork(wakeups.withdraw(offer))
+      yield* Effect.yieldNow()
+      expect(yield* Fiber.poll(leaving)).toSatisfy((o: any) => o._tag === "None")
+      expect(reservation.settle(row("w1"))).toBe(true)
+      expect((yield* Fiber.join(leaving)).map((r) => r.id)).toEqual(["run-1"])
+    }).pipe(Effect.provide(wakeupsOnly)))
+
+  it.scoped("a poll interrupted while reserved is handed nothing", () =>
+    Effect.gen(function*() {
+      const wakeups = yield* Wakeups
+      const offer = yield* wakeups.offer("w1", "env")
+      const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
+      yield* Effect.yieldNow()
+      const reservation = wakeups.reserve("env")
+      yield* Fiber.interrupt(waiting)
+      expect(reservation.settle(row("w1"))).toBe(false)
+      expect(wakeups.reserve("env").workerIds).toEqual([])
+    }).pipe(Effect.provide(wakeupsOnly)))
+})
+
+describe("run creation with a waiting claim poll (database)", () => {
+  it.scoped("the run is claimed by its creating statement for the poll, with the heartbeat deadline", () =>
+    scheduled({}, (t0) =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(t0))
+        const triggerId = yield* addTrigger(s.environmentId, { heartbeatTimeoutSeconds: 7 })
+        const wakeups = yield* Wakeups
+        const supervisor = yield* Supervisor
+        const repo = yield* RunsRepo
+        const offer = yield* wakeups.offer(s.workerId, s.environmentId)
+        const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
+        const created = yield* supervisor.creating(s.environmentId, (placement) =>
+          repo.create(triggerId, { input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" }, placement }))
+        // The answer still reads as requested.
+        expect(created!.run.status).toBe("queued")
+        const handed = yield* Fiber.join(waiting)
+        expect(handed.map((r) => [r.id, r.status, r.trigger_name])).toEqual([[created!.run.id, "claimed", "job"]])
+        const state = yield* runState(created!.run.id)
+        expect(state.status).toBe("claimed")
+        expect(state.worker_id).toBe(s.workerId)
+        expect(state.deadline_at!.getTime() - state.assigned_at!.getTime()).toBe(7000)
+      })))
+
+  it.scoped("the poll went away during the statement: the claim is undone and the run waits, assigned, for its next poll", () =>
+    scheduled({ claimTimeoutSeconds: 30 }, (t0) =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(t0))
+        const triggerId = yield* addTrigger(s.environmentId)
+        const wakeups = yield* Wakeups
+        const supervisor = yield* Supervisor
+        const repo = yield* RunsRepo
+        const offer = yield* wakeups.offer(s.workerId, s.environmentId)
+        const created = yield* supervisor.creating(s.environmentId, (placement) =>
+          // The poll leaves while the statement runs (its client disconnected).
+          Effect.zipRight(
+            wakeups.abandon(offer),
+            repo.create(triggerId, { input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" }, placement })
+          ))
+        expect(created!.assigned?.claimed?.status).toBe("claimed")
+        const state = yield* runState(created!.run.id)
+        expect(state.status).toBe("assigned")
+        expect(state.worker_id).toBe(s.workerId)
+        expect(state.deadline_at!.getTime()).toBe(t0 + 30_000)
+      })))
+})
