@@ -1,67 +1,82 @@
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 
 /**
- * A counting semaphore that hands each released permit to exactly one waiter,
- * oldest first. `Effect.makeSemaphore` (effect 3.x) resumes every waiter on a
- * release and all but one go back to waiting: with hundreds waiting (webhook
- * deliveries queued for a socket, statements queued for the embedded
- * database's single connection) that herd was most of the CPU they used.
- * Here a release passes the permit to the first waiter directly.
+ * A counting semaphore that wakes one waiter per free permit, oldest first.
+ * `Effect.makeSemaphore` (effect 3.x) resumes every waiter on a release and
+ * all but one go back to waiting: with hundreds waiting (webhook deliveries
+ * queued for a socket, statements queued for the embedded database's single
+ * connection) that herd was most of the CPU they used.
+ *
+ * Interruption never loses a permit: a woken waiter takes its permit itself,
+ * in the same uninterruptible step that installs its release, and a waiter
+ * interrupted after being woken passes its turn on.
  */
 export interface Permits {
-  /** Waits for a permit (interruptibly); pair with `release`. */
-  readonly take: Effect.Effect<void>
-  readonly release: Effect.Effect<void>
   /** Runs `self` holding one permit, released however it ends. */
   readonly withPermit: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Holds one permit until the scope closes. */
+  readonly acquireScoped: Effect.Effect<void, never, Scope.Scope>
 }
 
 export const make = (permits: number): Effect.Effect<Permits> =>
   Effect.sync(() => {
     let free = permits
+    // Woken waiters that have not taken their permit yet: it is kept for them.
+    let woken = 0
     // A Set iterates in insertion order: the first entry is the oldest waiter.
     const waiters = new Set<() => void>()
-    const grant = () => {
-      while (free > 0 && waiters.size > 0) {
+    const wakeNext = () => {
+      while (free - woken > 0 && waiters.size > 0) {
         const next = waiters.values().next().value!
         waiters.delete(next)
-        free--
+        woken++
         next()
       }
     }
-    const wait = Effect.async<void>((resume) => {
-      let granted = false
-      const waiter = () => {
-        granted = true
-        resume(Effect.void)
-      }
-      waiters.add(waiter)
-      // Interrupted while waiting: leave the line, or hand on a permit that
-      // was granted but will never be used.
-      return Effect.sync(() => {
-        if (!granted) {
-          waiters.delete(waiter)
-          return
-        }
-        free++
-        grant()
-      })
-    })
-    const take = Effect.suspend(() => {
-      if (free > 0 && waiters.size === 0) {
-        free--
-        return Effect.void
-      }
-      return wait
-    })
     const release = Effect.sync(() => {
       free++
-      grant()
+      wakeNext()
     })
+
+    // Must run uninterruptibly; only the wait itself is `restore`d.
+    const acquire = (restore: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (free - woken > 0) {
+          free--
+          return Effect.void
+        }
+        const turn = { woken: false }
+        const wait = Effect.async<void>((resume) => {
+          const waiter = () => {
+            turn.woken = true
+            resume(Effect.void)
+          }
+          waiters.add(waiter)
+          return Effect.sync(() => {
+            waiters.delete(waiter)
+          })
+        })
+        return restore(wait).pipe(
+          Effect.onInterrupt(() =>
+            Effect.sync(() => {
+              if (!turn.woken) return
+              woken--
+              wakeNext()
+            })
+          ),
+          Effect.zipRight(Effect.suspend(() => {
+            woken--
+            return acquire(restore)
+          }))
+        )
+      })
+
     return {
-      take,
-      release,
       withPermit: (self) =>
-        Effect.uninterruptibleMask((restore) => Effect.flatMap(restore(take), () => Effect.ensuring(restore(self), release)))
+        Effect.uninterruptibleMask((restore) => Effect.zipRight(acquire(restore), Effect.ensuring(restore(self), release))),
+      acquireScoped: Effect.uninterruptibleMask((restore) =>
+        Effect.zipRight(acquire(restore), Effect.addFinalizer(() => release))
+      )
     } satisfies Permits
   })

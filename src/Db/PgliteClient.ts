@@ -71,9 +71,7 @@ export const make = (dataDir: string | undefined) =>
     const unlocked = makeConnection(false)
     const client = yield* SqlClient.make({
       acquirer: Effect.succeed(unlocked),
-      transactionAcquirer: Effect.as(lock.take.pipe(
-        Effect.zipRight(Effect.addFinalizer(() => lock.release))
-      ), makeConnection(true)),
+      transactionAcquirer: Effect.as(lock.acquireScoped, makeConnection(true)),
       compiler: PgClient.makeCompiler(),
       spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]
     })

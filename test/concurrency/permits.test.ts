@@ -43,14 +43,39 @@ describe("Permits", () => {
       expect(yield* Fiber.join(waiter)).toBe("got it")
     }))
 
-  it.effect("an interrupted waiter does not take a permit with it", () =>
+  it.scoped("an interrupted waiter does not take a permit with it, woken or not", () =>
     Effect.gen(function*() {
       const permits = yield* Permits.make(1)
-      yield* permits.take
-      const waiter = yield* Effect.fork(permits.withPermit(Effect.succeed(1)))
+      const holder = yield* Effect.fork(Effect.scoped(Effect.zipRight(permits.acquireScoped, Effect.never)))
       yield* Effect.yieldNow()
-      yield* Fiber.interrupt(waiter)
-      yield* permits.release
-      expect(yield* permits.withPermit(Effect.succeed(2))).toBe(2)
+      const waiting = yield* Effect.fork(permits.withPermit(Effect.succeed(1)))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(waiting)
+      // Woken by the release and interrupted before it ran: its turn passes on.
+      const woken = yield* Effect.fork(permits.withPermit(Effect.succeed(2)))
+      const next = yield* Effect.fork(permits.withPermit(Effect.succeed(3)))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(holder)
+      yield* Fiber.interrupt(woken)
+      expect(yield* Fiber.join(next)).toBe(3)
+      expect(yield* permits.withPermit(Effect.succeed(4))).toBe(4)
+    }))
+
+  it.effect("interrupting holders and waiters at every step never loses a permit", () =>
+    Effect.gen(function*() {
+      const permits = yield* Permits.make(2)
+      for (let round = 0; round < 50; round++) {
+        const fibers = yield* Effect.forEach(
+          Array.from({ length: 6 }, (_, i) => i),
+          (i) => Effect.fork(permits.withPermit(i % 2 === 0 ? Effect.yieldNow() : Effect.never)),
+          { concurrency: 1 }
+        )
+        for (let step = 0; step < round % 5; step++) yield* Effect.yieldNow()
+        yield* Effect.forEach(fibers, Fiber.interrupt, { discard: true })
+      }
+      // Both permits are still there: two holders at once.
+      const both = yield* Effect.all([permits.withPermit(Effect.sleep("1 second")), permits.withPermit(Effect.sleep("1 second"))], { concurrency: 2 }).pipe(Effect.fork)
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(both)
     }))
 })
