@@ -79,8 +79,14 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
       else if (offer.state === "reserved") offer.finishing = true
     }
 
+    // Wake-ups per worker so far: a poll that looked (and found nothing) since
+    // generation g offers itself only if no wake-up came after g.
+    const generations = new Map<string, number>()
+    const generationOf = (workerId: string): number => generations.get(workerId) ?? 0
+
     const wake = (workerId: string): Effect.Effect<void> =>
       Effect.suspend(() => {
+        generations.set(workerId, generationOf(workerId) + 1)
         const mine = offersOf.get(workerId)
         if (mine !== undefined) for (const offer of [...mine]) requestFinish(offer)
         const set = waiting.get(workerId)
@@ -89,8 +95,14 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
         return Effect.forEach(set, (d) => Deferred.succeed(d, undefined), { discard: true })
       })
 
-    const offer = (workerId: string, environmentId: string): Effect.Effect<Offer> =>
+    /**
+     * Offers a poll that found nothing since `since` (its `generationOf`
+     * before it looked); undefined when a wake-up came in between, so it
+     * looks again instead. The offer exists only while the poll waits on it.
+     */
+    const offer = (workerId: string, environmentId: string, since: number): Effect.Effect<Offer | undefined> =>
       Effect.sync(() => {
+        if (generationOf(workerId) !== since) return undefined
         const offer: Offer = { workerId, environmentId, state: "open", finishing: false, abandoned: false, rows: [], resume: undefined }
         add(offers, environmentId, offer)
         add(offersOf, workerId, offer)
@@ -121,10 +133,6 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
     const abandon = (offer: Offer): Effect.Effect<void> => Effect.sync(() => abandonNow(offer))
 
     const finishOffer = (offer: Offer): Effect.Effect<void> => Effect.sync(() => requestFinish(offer))
-
-    /** Leaves; answers what was handed over meanwhile (waiting out a reservation). */
-    const withdraw = (offer: Offer): Effect.Effect<ReadonlyArray<PolledRow>> =>
-      Effect.zipRight(finishOffer(offer), awaitOffer(offer))
 
     const reserve = (environmentId: string | undefined): Reservation => {
       const set = environmentId === undefined ? undefined : offers.get(environmentId)
@@ -183,6 +191,6 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
       Effect.forkScoped
     )
 
-    return { wake, subscribe, offer, awaitOffer, finishOffer, withdraw, abandon, reserve } as const
+    return { wake, subscribe, generationOf, offer, awaitOffer, finishOffer, abandon, reserve } as const
   })
 }) {}

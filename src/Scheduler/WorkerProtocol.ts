@@ -69,14 +69,16 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
      */
     const claimOrWait = (workerId: string, environmentId: string, max: number, until: number) =>
       Effect.scoped(Effect.gen(function*() {
-        // Offered before looking, so a run created in between is not missed.
-        const offer = yield* wakeups.offer(workerId, environmentId)
+        const since = yield* Effect.sync(() => wakeups.generationOf(workerId))
+        const rows = yield* transitions.claimMany(workerId, max)
+        const remaining = until - (yield* Clock.currentTimeMillis)
+        if (rows.length > 0 || remaining <= 0) return rows
+        // Offered only now, so whatever is handed to it is returned below;
+        // a run assigned while we looked woke us already: look again.
+        const offer = yield* wakeups.offer(workerId, environmentId, since)
+        if (offer === undefined) return undefined
         // However this ends, nothing may be handed to the offer afterwards.
         yield* Effect.addFinalizer(() => wakeups.abandon(offer))
-        const rows = yield* transitions.claimMany(workerId, max)
-        if (rows.length > 0) return rows
-        const remaining = until - (yield* Clock.currentTimeMillis)
-        if (remaining <= 0) return yield* wakeups.withdraw(offer)
         yield* Effect.forkScoped(Effect.zipRight(Effect.sleep(remaining), wakeups.finishOffer(offer)))
         const handed = yield* wakeups.awaitOffer(offer)
         return handed.length > 0 ? handed : undefined

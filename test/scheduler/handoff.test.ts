@@ -17,10 +17,19 @@ const wakeupsOnly = Wakeups.Default.pipe(
 const row = (workerId: string) => ({ id: "run-1", worker_id: workerId }) as unknown as PolledRow
 
 describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
+  it.scoped("no offer from a poll that was woken since it looked (it looks again)", () =>
+    Effect.gen(function*() {
+      const wakeups = yield* Wakeups
+      const since = wakeups.generationOf("w1")
+      yield* wakeups.wake("w1")
+      expect(yield* wakeups.offer("w1", "env", since)).toBeUndefined()
+      expect(wakeups.reserve("env").workerIds).toEqual([])
+    }).pipe(Effect.provide(wakeupsOnly)))
+
   it.scoped("a reserved offer's worker gets the row the statement claimed for it", () =>
     Effect.gen(function*() {
       const wakeups = yield* Wakeups
-      const offer = yield* wakeups.offer("w1", "env")
+      const offer = (yield* wakeups.offer("w1", "env", 0))!
       const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
       const reservation = wakeups.reserve("env")
       expect(reservation.workerIds).toEqual(["w1"])
@@ -33,7 +42,7 @@ describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
   it.scoped("nothing claimed: the offer is open again, and a wake-up ends its wait empty", () =>
     Effect.gen(function*() {
       const wakeups = yield* Wakeups
-      const offer = yield* wakeups.offer("w1", "env")
+      const offer = (yield* wakeups.offer("w1", "env", 0))!
       const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
       expect(wakeups.reserve("other-env").workerIds).toEqual([])
       wakeups.reserve("env").settle(undefined)
@@ -47,12 +56,14 @@ describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
       expect(yield* Fiber.join(waiting)).toEqual([])
     }).pipe(Effect.provide(wakeupsOnly)))
 
-  it.scoped("a poll that times out while reserved waits for the statement and still gets its run", () =>
+  it.scoped("a poll whose deadline passes while reserved waits for the statement and still gets its run", () =>
     Effect.gen(function*() {
       const wakeups = yield* Wakeups
-      const offer = yield* wakeups.offer("w1", "env")
+      const offer = (yield* wakeups.offer("w1", "env", 0))!
       const reservation = wakeups.reserve("env")
-      const leaving = yield* Effect.fork(wakeups.withdraw(offer))
+      // Its deadline passes while a statement may be claiming a run for it.
+      yield* wakeups.finishOffer(offer)
+      const leaving = yield* Effect.fork(wakeups.awaitOffer(offer))
       yield* Effect.yieldNow()
       expect(yield* Fiber.poll(leaving)).toSatisfy((o: any) => o._tag === "None")
       expect(reservation.settle(row("w1"))).toBe(true)
@@ -62,7 +73,7 @@ describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
   it.scoped("a poll interrupted while reserved is handed nothing", () =>
     Effect.gen(function*() {
       const wakeups = yield* Wakeups
-      const offer = yield* wakeups.offer("w1", "env")
+      const offer = (yield* wakeups.offer("w1", "env", 0))!
       const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
       yield* Effect.yieldNow()
       const reservation = wakeups.reserve("env")
@@ -81,7 +92,7 @@ describe("run creation with a waiting claim poll (database)", () => {
         const wakeups = yield* Wakeups
         const supervisor = yield* Supervisor
         const repo = yield* RunsRepo
-        const offer = yield* wakeups.offer(s.workerId, s.environmentId)
+        const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
         const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
         const created = yield* supervisor.creating(s.environmentId, (placement) =>
           repo.create(triggerId, { input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" }, placement }))
@@ -103,7 +114,7 @@ describe("run creation with a waiting claim poll (database)", () => {
         const wakeups = yield* Wakeups
         const supervisor = yield* Supervisor
         const repo = yield* RunsRepo
-        const offer = yield* wakeups.offer(s.workerId, s.environmentId)
+        const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
         const created = yield* supervisor.creating(s.environmentId, (placement) =>
           // The poll leaves while the statement runs (its client disconnected).
           Effect.zipRight(

@@ -225,6 +225,48 @@ withLayer(layer(), { excludeTestServices: true })("worker protocol", (it) => {
       expect(Date.now() - t0).toBeGreaterThanOrEqual(900)
     }))
 
+  it.effect("batched claim polls racing a stream of run requests: every run reaches exactly one poll, claimed", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const workers = [yield* registerWorker(env), yield* registerWorker(env), yield* registerWorker(env)]
+      const trigger = yield* createTrigger(env)
+      const key = yield* mintApiKey(env, "operator")
+      const total = 120
+      const received = new Map<string, number>()
+      let requested = 0
+      // Some polls claim what is assigned, some are handed runs by the request
+      // that creates them, some wait out their deadline: the handoff's races.
+      const work = (worker: Worker) =>
+        Effect.gen(function*() {
+          while (received.size < total) {
+            const res = yield* poll(worker, "?wait=1&claim=true&max=3")
+            expect(res.status).toBe(200)
+            expect(res.body.runs.length).toBeLessThanOrEqual(3)
+            for (const run of res.body.runs) {
+              expect(run.status).toBe("claimed")
+              received.set(run.id, (received.get(run.id) ?? 0) + 1)
+            }
+          }
+        })
+      const produce = Effect.gen(function*() {
+        while (requested < total) {
+          requested++
+          const res = yield* call("POST", `/api/v1/triggers/${trigger.id}/run`, { bearer: key })
+          expect(res.status).toBe(201)
+          if (requested % 7 === 0) yield* Effect.sleep("20 millis")
+        }
+      })
+      yield* Effect.all([...workers.map(work), produce, produce], { concurrency: "unbounded" }).pipe(
+        Effect.timeoutFail({ duration: "40 seconds", onTimeout: () => new Error(`only ${received.size} of ${total} runs reached a poll`) })
+      )
+      expect(received.size).toBe(total)
+      expect([...received.values()].every((n) => n === 1)).toBe(true)
+      const sql = yield* SqlClient.SqlClient
+      const states = yield* sql<{ status: string; n: number }>`
+        SELECT status, count(*)::int AS n FROM runs WHERE trigger_id = ${trigger.id} GROUP BY status`
+      expect(states).toEqual([{ status: "claimed", n: total }])
+    }))
+
   it.effect("assignment: pinned worker, else the online worker with the fewest active runs; offline workers get nothing", () =>
     Effect.gen(function*() {
       const env = yield* setupEnvironment()
