@@ -78,8 +78,6 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     const databaseUrl = serviceEnv.DATABASE_URL ?? ""
     const drain = databaseUrl === "" ? undefined : await step("drain", () =>
       webhookDrain({ databaseUrl, triggerId: hookTrigger, receiver, deliveries: 10_000, servicePid: service.pid }))
-    const perStep = await step("steps", () =>
-      steps({ client, serviceUrl: service.url, receiver, servicePid: service.pid, runs: Math.min(sizes.runs, 2000) }))
     const supervised = await step("supervision", () => supervision({
       client,
       service,
@@ -89,6 +87,9 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
       heartbeatTimeoutSeconds: 10,
       createTrigger: (fields) => createTrigger(client, tenant, fields)
     }))
+    // After supervision: its RSS figures want a service that has not just run thousands of runs.
+    const perStep = await step("steps", () =>
+      steps({ client, serviceUrl: service.url, receiver, servicePid: service.pid, runs: Math.min(sizes.runs, 2000) }))
     return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, drain, steps: perStep, supervised }
   } finally {
     client.close()
@@ -153,6 +154,7 @@ const printTable = (r: any) => {
     add(`[${db}] heartbeat p50/p99 ms`, `${x.supervised.heartbeat.p50} / ${x.supervised.heartbeat.p99}`)
     add(`[${db}] timed_out after deadline p50/p99/max ms`, `${x.supervised.lateness.p50} / ${x.supervised.lateness.p99} / ${x.supervised.lateness.max} (${x.supervised.timedOut} runs)`)
     add(`[${db}] request errors`, `${x.stepwise.errors + x.batched.errors + x.loaded.errors + x.webhook500.errors}`)
+    add(`[${db}] runs lost (requested, never received by a worker)`, `${x.stepwise.lost + x.batched.lost + x.loaded.lost + x.webhook500.lost}`)
   }
   const w = [Math.max(...rows.map((x) => x[0].length)), Math.max(...rows.map((x) => x[1].length))]
   process.stdout.write(`machine: ${r.machine.cpus}, ${r.machine.memoryGb} GB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres} (via ${r.machine.postgresVia})\n`)

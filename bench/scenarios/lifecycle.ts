@@ -30,6 +30,8 @@ export interface LifecycleFigures {
   readonly dispatch: Summary
   readonly webhook: Summary
   readonly errors: number
+  /** Runs requested that no worker received within a minute of the last one (should be 0). */
+  readonly lost: number
   /** CPU milliseconds per run: service, Postgres, bench client (all on one machine). */
   readonly cpuMsPerRun: CpuPerRun
 }
@@ -75,9 +77,13 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
     return res
   }
 
+  // A run that never reaches a worker would keep the workers polling forever:
+  // once every run is requested, give up a minute after the last one arrived.
+  let lastReceived = Date.now()
+  const stalled = () => requested >= o.runs && Date.now() - lastReceived > 60_000
   const work = async (worker: Worker) => {
     const query = o.batch > 0 ? `wait=1&claim=true&max=${o.batch}` : "wait=1"
-    while (completed < o.runs) {
+    while (completed < o.runs && !stalled()) {
       const res = await o.client.request("GET", `/api/v1/workers/${worker.id}/poll?${query}`, {
         headers: { authorization: `Bearer ${worker.token}` }
       })
@@ -87,6 +93,7 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
         continue
       }
       const now = Date.now()
+      if (res.body.runs.length > 0) lastReceived = now
       await Promise.all((res.body.runs as Array<any>).map(async (run) => {
         receivedAt.set(run.id, now)
         if (o.batch === 0) await step(worker, `${run.id}/claim`)
@@ -102,7 +109,7 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
     ...Array.from({ length: o.producers }, produce),
     ...o.workers.map(work)
   ])
-  const target = baseline.size + o.runs
+  const target = baseline.size + completed
   await o.receiver.waitFor(target, 60_000)
   const cpuMsPerRun = cpu(o.runs)
   const mine = [...o.receiver.arrivals.entries()].filter(([id]) => !baseline.has(id))
@@ -117,6 +124,7 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
     dispatch: summarize([...receivedAt].flatMap(([id, at]) => (requestedAt.has(id) ? [at - requestedAt.get(id)!] : []))),
     webhook: summarize(mine.flatMap(([id, at]) => (endedAt.has(id) ? [Math.max(0, at - endedAt.get(id)!)] : []))),
     errors,
+    lost: [...requestedAt.keys()].filter((id) => !receivedAt.has(id)).length,
     cpuMsPerRun
   }
 }
