@@ -151,6 +151,7 @@ const printTable = (r: any) => {
     }
     add(`[${db}] webhook deliveries/s under load`, `${Math.max(x.stepwise.deliveredPerSec, x.batched.deliveredPerSec)}`)
     add(`[${db}] supervised runs / RSS idle → supervising (Δ MB)`, `${x.supervised.runs} / ${x.supervised.rssIdleMb} → ${x.supervised.rssSupervisingMb} (${x.supervised.rssDeltaMb})`)
+    add(`[${db}] supervised runs / heap after full GC idle → supervising (Δ MB)`, `${x.supervised.runs} / ${x.supervised.heapIdleMb} → ${x.supervised.heapSupervisingMb} (${x.supervised.heapDeltaMb})`)
     add(`[${db}] heartbeat p50/p99 ms`, `${x.supervised.heartbeat.p50} / ${x.supervised.heartbeat.p99}`)
     add(`[${db}] timed_out after deadline p50/p99/max ms`, `${x.supervised.lateness.p50} / ${x.supervised.lateness.p99} / ${x.supervised.lateness.max} (${x.supervised.timedOut} runs)`)
     add(`[${db}] request errors`, `${x.stepwise.errors + x.batched.errors + x.loaded.errors + x.webhook500.errors}`)

@@ -9,6 +9,8 @@ export interface Service {
   readonly url: string
   readonly pid: number
   readonly rssMb: () => number
+  /** Heap in use after a full GC, in MB (through bench/lib/heapProbe.ts). */
+  readonly heapMb: () => Promise<number>
   readonly stop: () => Promise<void>
 }
 
@@ -47,10 +49,12 @@ export const startService = async (env: Record<string, string>): Promise<Service
   for (const [k, v] of Object.entries(childEnv)) if (v === "") delete childEnv[k]
   // BENCH_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=bench/results/prof", profiles the service.
   const nodeOptions = (process.env.BENCH_NODE_OPTIONS ?? "").split(" ").filter((s) => s.length > 0)
-  const child: ChildProcess = spawn(process.execPath, [...nodeOptions, "--import", "tsx", "src/main.ts"], {
-    env: childEnv,
-    stdio: ["ignore", "ignore", "inherit"]
-  })
+  const probe = path.join(path.dirname(new URL(import.meta.url).pathname), "heapProbe.ts")
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeOptions, "--expose-gc", "--import", "tsx", "--import", probe, "src/main.ts"],
+    { env: childEnv, stdio: ["ignore", "ignore", "inherit", "ipc"] }
+  )
   let stopping = false
   // A service that dies mid-benchmark shows up in the client as ECONNRESET; say how it ended.
   child.once("exit", (code, signal) => {
@@ -71,6 +75,11 @@ export const startService = async (env: Record<string, string>): Promise<Service
     url,
     pid: child.pid!,
     rssMb: () => rssMbOf(child.pid!),
+    heapMb: () =>
+      new Promise<number>((resolve) => {
+        child.once("message", (m: any) => resolve(Number(m?.heapUsedMb ?? NaN)))
+        child.send("heap")
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         stopping = true

@@ -8,6 +8,10 @@ export interface SupervisionFigures {
   readonly rssIdleMb: number
   readonly rssSupervisingMb: number
   readonly rssDeltaMb: number
+  /** Heap in use after a full GC: idle, supervising, and the difference (what supervision holds). */
+  readonly heapIdleMb: number
+  readonly heapSupervisingMb: number
+  readonly heapDeltaMb: number
   readonly heartbeat: Summary
   readonly timedOut: number
   /** How late `timed_out` landed after the stored deadline (ms). */
@@ -35,6 +39,9 @@ export const supervision = async (o: {
   heartbeatTimeoutSeconds: number
   createTrigger: (fields: Record<string, unknown>) => Promise<string>
 }): Promise<SupervisionFigures> => {
+  // Both readings follow a full GC (the heap probe runs one), so RSS compares
+  // what the service holds rather than what garbage it has not collected yet.
+  const heapIdleMb = await o.service.heapMb()
   const rssIdleMb = o.service.rssMb()
   const triggerId = await o.createTrigger({ heartbeatTimeoutSeconds: o.heartbeatTimeoutSeconds, timeoutSeconds: 86400 })
   const auth = { authorization: `Bearer ${o.tenant.apiKey}` }
@@ -69,11 +76,11 @@ export const supervision = async (o: {
       heartbeats.push(performance.now() - t0)
     })
   }
-  // Read a few seconds after the burst of 20,000 heartbeat requests, once the
-  // service has collected their garbage: the figure is what supervising holds,
-  // not the requests' leftovers (read at once, it moved between +40 and +145 MB).
+  // Read a few seconds after the burst of 20,000 heartbeat requests (read at
+  // once, without a full GC, RSS moved between +40 and +197 MB from run to run).
   const settle = Math.min(4000, o.heartbeatTimeoutSeconds * 500)
   await sleep(settle)
+  const heapSupervisingMb = await o.service.heapMb()
   const rssSupervisingMb = o.service.rssMb()
   // Heartbeats stop: wait for every run to time out, then read the runs back.
   await sleep(o.heartbeatTimeoutSeconds * 1000 + 3000 - settle)
@@ -105,6 +112,9 @@ export const supervision = async (o: {
     rssIdleMb,
     rssSupervisingMb,
     rssDeltaMb: Math.round((rssSupervisingMb - rssIdleMb) * 10) / 10,
+    heapIdleMb,
+    heapSupervisingMb,
+    heapDeltaMb: Math.round((heapSupervisingMb - heapIdleMb) * 10) / 10,
     heartbeat: summarize(heartbeats),
     timedOut,
     lateness: summarize(lateness)
