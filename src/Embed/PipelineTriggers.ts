@@ -114,12 +114,10 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
         const input = "input" in options
           ? { value: yield* Schema.decodeUnknown(JsonInput)(options.input).pipe(Effect.mapError(toValidationError)) }
           : undefined
-        const created = yield* runs.create(trigger.id, {
-          input,
-          idempotencyKey: options.idempotencyKey,
-          actor: yield* principal,
-          placement: supervisor.placement
-        })
+        const actor = yield* principal
+        // As over HTTP: a worker's waiting claim poll may be handed the run at once.
+        const created = yield* supervisor.creating(trigger.environment_id, (placement) =>
+          runs.create(trigger.id, { input, idempotencyKey: options.idempotencyKey, actor, placement }))
         if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
         yield* supervisor.requested(created)
         return toRun(created.run)
