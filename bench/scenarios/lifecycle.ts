@@ -38,7 +38,8 @@ export interface LifecycleFigures {
 
 /**
  * N runs through the full HTTP path: POST /run, long-poll, claim, start,
- * complete, and the webhook delivered to a local receiver. End-to-end time is
+ * complete, and the webhook delivered to a local receiver (batched: the poll
+ * claims and starts up to `batch` runs, then one complete each). End-to-end time is
  * from the first request to the last webhook received.
  */
 export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> => {
@@ -82,7 +83,8 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
   let lastReceived = Date.now()
   const stalled = () => requested >= o.runs && Date.now() - lastReceived > 60_000
   const work = async (worker: Worker) => {
-    const query = o.batch > 0 ? `wait=1&claim=true&max=${o.batch}` : "wait=1"
+    // Batched: claimed and started in the poll (`start=true`), as the worker SDK's claimOnPoll does.
+    const query = o.batch > 0 ? `wait=1&claim=true&max=${o.batch}&start=true` : "wait=1"
     while (completed < o.runs && !stalled()) {
       const res = await o.client.request("GET", `/api/v1/workers/${worker.id}/poll?${query}`, {
         headers: { authorization: `Bearer ${worker.token}` }
@@ -96,8 +98,8 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
       if (res.body.runs.length > 0) lastReceived = now
       await Promise.all((res.body.runs as Array<any>).map(async (run) => {
         receivedAt.set(run.id, now)
-        if (o.batch === 0) await step(worker, `${run.id}/claim`)
-        await step(worker, `${run.id}/start`)
+        if (run.status === "assigned") await step(worker, `${run.id}/claim`)
+        if (run.status !== "running") await step(worker, `${run.id}/start`)
         const done = await step(worker, `${run.id}/complete`, { status: "succeeded", stdout: "ok", costUsd: "0.001" })
         if (done.status === 200) endedAt.set(run.id, Date.parse(done.body.run.endedAt))
         completed++

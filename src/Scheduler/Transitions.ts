@@ -64,16 +64,26 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const expect = (workerId: string, runId: string, step: WorkerStep) => (rows: ReadonlyArray<RunRow>) =>
       rows[0] !== undefined ? Effect.succeed(rows[0]) : rejection(workerId, runId, step)
 
+    // The columns claiming and starting set (shared by the single and batched forms).
+    const claimedSet = (now: string) =>
+      sql`status = 'claimed', deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'`
+    const startedSet = (now: string) =>
+      sql`status = 'running', started_at = ${now}::timestamptz,
+        deadline_at = ${now}::timestamptz + LEAST(heartbeat_timeout_seconds, timeout_seconds) * interval '1 second'`
+
     const claim = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
       Effect.flatMap(nowIso, (now) =>
         sql<RunRow>`
-          UPDATE runs SET status = 'claimed', claimed_at = ${now}::timestamptz,
-            deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'
+          UPDATE runs SET claimed_at = ${now}::timestamptz, ${claimedSet(now)}
           WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'assigned' AND deadline_at > ${now}::timestamptz
           RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "claim")), hotSpan("Transitions.claim"))
 
-    /** Claims up to `max` of the worker's assigned runs in one statement (poll with `claim=true`). */
-    const claimMany = (workerId: string, max: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
+    /**
+     * Claims up to `max` of the worker's assigned runs in one statement (poll
+     * with `claim=true`); with `start`, they are started in the same statement
+     * (`&start=true`: claimed → running at once, the execution deadline set).
+     */
+    const claimMany = (workerId: string, max: number, start = false): Effect.Effect<ReadonlyArray<PolledRow>> =>
       Effect.flatMap(nowIso, (now) =>
         sql<PolledRow>`
           WITH picked AS MATERIALIZED (
@@ -81,8 +91,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
             WHERE worker_id = ${workerId} AND ended_at IS NULL AND status = 'assigned' AND deadline_at > ${now}::timestamptz
             ORDER BY id LIMIT ${max} FOR UPDATE SKIP LOCKED
           ), claimed AS (
-            UPDATE runs SET status = 'claimed', claimed_at = ${now}::timestamptz,
-              deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'
+            UPDATE runs SET claimed_at = ${now}::timestamptz, ${start ? startedSet(now) : claimedSet(now)}
             FROM picked
             WHERE runs.id = picked.id AND runs.status = 'assigned'
             RETURNING runs.*)
@@ -91,6 +100,19 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         Effect.orDie,
         hotSpan("Transitions.claimMany")
       )
+
+    /**
+     * Starts the worker's claimed runs among `runIds` in one statement: the
+     * runs a waiting `claim=true&start=true` poll was handed (run creation
+     * claims them; starting is the poll's part). Runs no longer claimed (the
+     * deadline passed) are left out.
+     */
+    const startMany = (workerId: string, runIds: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<RunRow>> =>
+      Effect.flatMap(nowIso, (now) =>
+        sql<RunRow>`
+          UPDATE runs SET ${startedSet(now)}
+          WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId} AND status = 'claimed' AND deadline_at > ${now}::timestamptz
+          RETURNING *`).pipe(Effect.orDie, hotSpan("Transitions.startMany"))
 
     /** The worker's assigned, not yet claimed runs (what a poll hands out). */
     const assignedTo = (workerId: string, max: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
@@ -104,8 +126,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const start = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
       Effect.flatMap(nowIso, (now) =>
         sql<RunRow>`
-          UPDATE runs SET status = 'running', started_at = ${now}::timestamptz,
-            deadline_at = ${now}::timestamptz + LEAST(heartbeat_timeout_seconds, timeout_seconds) * interval '1 second'
+          UPDATE runs SET ${startedSet(now)}
           WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'claimed' AND deadline_at > ${now}::timestamptz
           RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "start")), hotSpan("Transitions.start"))
 
@@ -209,6 +230,6 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         return ended
       }).pipe(hotSpan("Transitions.timeOut", { runId }))
 
-    return { claim, claimMany, assignedTo, start, heartbeat, complete, timeOut } as const
+    return { claim, claimMany, startMany, assignedTo, start, heartbeat, complete, timeOut } as const
   })
 }) {}

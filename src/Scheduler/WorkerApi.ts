@@ -29,7 +29,10 @@ export const PollParams = Schema.Struct({
   claim: Schema.optional(
     Schema.Literal("true", "false").annotations({ message: () => "claim must be true or false" })
   ),
-  max: Schema.optional(intParam("max", 1, 100))
+  max: Schema.optional(intParam("max", 1, 100)),
+  start: Schema.optional(
+    Schema.Literal("true", "false").annotations({ message: () => "start must be true or false" })
+  )
 }).annotations({ parseOptions: { errors: "all" } })
 
 export const CompletePayload = Payload({
@@ -64,7 +67,8 @@ export class WorkerApi extends HttpApiGroup.make("workerProtocol")
       .addError(NotFound)
       .annotate(OpenApi.Description,
         "Runs assigned to this worker and not yet claimed. `wait` (0..30 s) long-polls until one is assigned; " +
-          "`claim=true&max=K` claims up to K of them in the same call.")
+          "`claim=true&max=K` claims up to K of them in the same call; `&start=true` also starts them " +
+          "(they come back `running`, as after `start`).")
   )
   .add(
     HttpApiEndpoint.post("claim", "/workers/:id/runs/:runId/claim")

@@ -46,10 +46,14 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
       .handle("poll", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const worker = yield* ownWorker(path.id)
+          const claim = urlParams.claim === "true"
+          const start = urlParams.start === "true"
+          if (start && !claim) return yield* Effect.fail(ValidationError.field("start", "start=true needs claim=true"))
           const rows = yield* protocol.poll(worker.workerId, worker.environmentId, {
             wait: urlParams.wait ?? 0,
-            claim: urlParams.claim === "true",
-            max: urlParams.max ?? 1
+            claim,
+            max: urlParams.max ?? 1,
+            start
           })
           return { runs: rows.map(toPolled) }
         }))

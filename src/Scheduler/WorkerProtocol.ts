@@ -15,6 +15,8 @@ export interface PollOptions {
   readonly claim: boolean
   /** How many runs to claim at most. */
   readonly max: number
+  /** Start the claimed runs too (`claim=true&start=true`): they come back `running`. */
+  readonly start?: boolean | undefined
 }
 
 export interface CompleteRequest {
@@ -67,10 +69,10 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
      * an offer (run creation may claim a new run for it outright) until
      * handed a run, woken, or out of time. Undefined: look again.
      */
-    const claimOrWait = (workerId: string, environmentId: string, max: number, until: number) =>
+    const claimOrWait = (workerId: string, environmentId: string, options: PollOptions, until: number) =>
       Effect.scoped(Effect.gen(function*() {
         const since = yield* Effect.sync(() => wakeups.generationOf(workerId))
-        const rows = yield* transitions.claimMany(workerId, max)
+        const rows = yield* transitions.claimMany(workerId, options.max, options.start === true)
         const remaining = until - (yield* Clock.currentTimeMillis)
         if (rows.length > 0 || remaining <= 0) return rows
         // Offered only now, so whatever is handed to it is returned below;
@@ -81,11 +83,26 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
         yield* Effect.addFinalizer(() => wakeups.abandon(offer))
         yield* Effect.forkScoped(Effect.zipRight(Effect.sleep(remaining), wakeups.finishOffer(offer)))
         const handed = yield* wakeups.awaitOffer(offer)
-        return handed.length > 0 ? handed : undefined
+        const ours = options.start === true && handed.length > 0 ? yield* started(workerId, handed) : handed
+        return ours.length > 0 ? ours : undefined
       }))
 
+    /**
+     * Starts runs handed to a `start=true` poll (run creation hands them over
+     * claimed). One that is no longer claimed is left out: its deadline passed
+     * in between and supervision times it out.
+     */
+    const started = (workerId: string, handed: ReadonlyArray<PolledRow>) =>
+      Effect.map(transitions.startMany(workerId, handed.map((row) => row.id)), (rows) => {
+        const byId = new Map(rows.map((row) => [row.id, row]))
+        return handed.flatMap((row) => {
+          const now = byId.get(row.id)
+          return now === undefined ? [] : [{ ...now, trigger_name: row.trigger_name, trigger_input: row.trigger_input }]
+        })
+      })
+
     /** One look for a plain poll: the assigned runs, else wait for a wake-up or the deadline. */
-    const listOrWait = (workerId: string, _environmentId: string, _max: number, until: number) =>
+    const listOrWait = (workerId: string, _environmentId: string, _options: PollOptions, until: number) =>
       Effect.scoped(Effect.gen(function*() {
         // Subscribe before looking, so an assignment in between still wakes us.
         const assigned = yield* wakeups.subscribe(workerId)
@@ -102,7 +119,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
         yield* supervisor.assignAndWatch(environmentId)
         const until = (yield* Clock.currentTimeMillis) + options.wait * 1000
         while (true) {
-          const found = yield* (options.claim ? claimOrWait : listOrWait)(workerId, environmentId, options.max, until)
+          const found = yield* (options.claim ? claimOrWait : listOrWait)(workerId, environmentId, options, until)
           if (found !== undefined) {
             yield* Effect.forEach(found, watch, { discard: true })
             return found

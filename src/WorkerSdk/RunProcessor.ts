@@ -57,7 +57,7 @@ export const makeRunProcessor = <E, R>(
   fraction: number,
   schedule: Schedule.Schedule<unknown, unknown>
 ) =>
-(run: WorkerRun, alreadyClaimed: boolean): Effect.Effect<void, WorkerUnauthorized, R> => {
+(run: WorkerRun): Effect.Effect<void, WorkerUnauthorized, R> => {
   const path = { id: workerId, runId: run.id }
   // Requests a run transition; 404/409 mean the run is no longer ours to move.
   const transition = (
@@ -147,14 +147,17 @@ export const makeRunProcessor = <E, R>(
   return Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const claimedExit = yield* restore(
-        alreadyClaimed ? Effect.succeed(true) : transition(client.workerProtocol.claim({ path }), "claiming the run", schedule)
+        // A claim-on-poll hands runs over claimed, or running with `start=true`: the status says which steps are left.
+        run.status !== "assigned" ? Effect.succeed(true) : transition(client.workerProtocol.claim({ path }), "claiming the run", schedule)
       ).pipe(Effect.exit)
       if (Exit.isFailure(claimedExit)) {
         if (Cause.isInterruptedOnly(claimedExit.cause)) return
         return yield* Effect.failCause(claimedExit.cause)
       }
       if (!claimedExit.value) return
-      const startedExit = yield* restore(transition(client.workerProtocol.start({ path }), "starting the run", schedule)).pipe(Effect.exit)
+      const startedExit = yield* restore(
+        run.status === "running" ? Effect.succeed(true) : transition(client.workerProtocol.start({ path }), "starting the run", schedule)
+      ).pipe(Effect.exit)
       if (Exit.isFailure(startedExit)) {
         if (!Cause.isInterruptedOnly(startedExit.cause)) return yield* Effect.failCause(startedExit.cause)
         yield* complete(shutdownFailure, shutdownRetries)

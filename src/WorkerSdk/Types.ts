@@ -40,7 +40,7 @@ export interface WorkerOptions<E, R> {
   readonly handler: (run: WorkerRun) => Effect.Effect<RunResult, E, R>
   /** Long-poll wait, 0..30 seconds. Default 30. */
   readonly pollWaitSeconds?: number | undefined
-  /** Claim in the poll call itself (`claim=true&max=K`). Default false. */
+  /** Claim and start runs in the poll call itself (`claim=true&max=K&start=true`). Default false. */
   readonly claimOnPoll?: boolean | undefined
   /** Heartbeat every this fraction of the run's `heartbeatTimeoutSeconds`. Default 1/3. */
   readonly heartbeatFraction?: number | undefined

@@ -69,7 +69,7 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
       const { runs } = yield* retryTransient(
         client.workerProtocol.poll({
           path: { id: workerId },
-          urlParams: claim ? { wait, claim: "true", max: free } : { wait }
+          urlParams: claim ? { wait, claim: "true", max: free, start: "true" } : { wait }
         }).pipe(Effect.timeout(Duration.seconds(wait + 15))),
         "polling for runs",
         schedule
@@ -88,7 +88,7 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
         yield* SubscriptionRef.update(active, (n) => n + 1)
         yield* FiberSet.run(
           inFlight,
-          processRun(run, claim).pipe(Effect.ensuring(SubscriptionRef.update(active, (n) => n - 1)))
+          processRun(run).pipe(Effect.ensuring(SubscriptionRef.update(active, (n) => n - 1)))
         )
       }
     })

@@ -186,6 +186,49 @@ withLayer(layer(), { excludeTestServices: true })("worker protocol", (it) => {
       expect(Object.keys(bad.body.details.fieldErrors).sort()).toEqual(["claim", "max", "wait"])
       expect((yield* poll(worker, "?wait=1.5")).status).toBe(400)
       expect((yield* poll(worker, "?max=101&claim=true")).status).toBe(400)
+      const startAlone = yield* poll(worker, "?start=true")
+      expect(startAlone.status).toBe(400)
+      expect(Object.keys(startAlone.body.details.fieldErrors)).toEqual(["start"])
+      expect((yield* poll(worker, "?claim=true&start=yes")).status).toBe(400)
+    }))
+
+  it.effect("claim=true&start=true starts the claimed runs in the poll: running, execution deadline set", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env, { timeoutSeconds: 30, heartbeatTimeoutSeconds: 60 })
+      const ids = [yield* requestRun(env, trigger.id), yield* requestRun(env, trigger.id)]
+      const res = yield* poll(worker, "?claim=true&max=5&start=true")
+      expect(res.status).toBe(200)
+      expect(res.body.runs.map((r: any) => [r.id, r.status])).toEqual([[ids[0], "running"], [ids[1], "running"]])
+      expect(res.body.runs[0].trigger.id).toBe(trigger.id)
+      expect(res.body.runs[0].startedAt).toBe(res.body.runs[0].claimedAt)
+      const stored = yield* row(ids[0]!)
+      expect(stored.status).toBe("running")
+      // The execution deadline (30 s) is nearer than the heartbeat one (60 s).
+      const startedAt = new Date(res.body.runs[0].startedAt).getTime()
+      expect(new Date(stored.deadline_at as string).getTime() - startedAt).toBe(30_000)
+      // Already running: start is a wrong-state 409, heartbeat and complete go on as after start.
+      expect((yield* op(worker, ids[0]!, "start")).status).toBe(409)
+      expect((yield* op(worker, ids[0]!, "heartbeat")).status).toBe(200)
+      const done = yield* op(worker, ids[0]!, "complete", { status: "succeeded", stdout: "ok" })
+      expect(done.status).toBe(200)
+      expect(done.body.run.status).toBe("succeeded")
+    }))
+
+  it.effect("a waiting claim=true&start=true poll handed a new run gets it running", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env)
+      const fiber = yield* Effect.fork(poll(worker, "?wait=20&claim=true&start=true"))
+      yield* Effect.sleep("300 millis")
+      const runId = yield* requestRun(env, trigger.id)
+      const res = yield* Fiber.join(fiber)
+      expect(res.status).toBe(200)
+      expect(res.body.runs.map((r: any) => [r.id, r.status])).toEqual([[runId, "running"]])
+      expect(res.body.runs[0].trigger.name).toBe(trigger.name)
+      expect((yield* row(runId)).status).toBe("running")
     }))
 
   it.effect("claim=true&max=K claims up to K runs in the poll", () =>

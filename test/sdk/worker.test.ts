@@ -54,6 +54,9 @@ withLayer(layer(), { excludeTestServices: true })("worker SDK", (it) => {
       const run = yield* waitForRun(env, trigger.id, runId, isTerminal)
       yield* Fiber.interrupt(worker)
       expect(run).toMatchObject({ status: "failed", errorMessage: "disk full", faultClass: "client" })
+      // claimOnPoll claims and starts in the poll (`start=true`): one moment for both.
+      expect(run.startedAt).not.toBeNull()
+      expect(run.startedAt).toBe(run.claimedAt)
     }))
 
   it.effect("heartbeats keep a run alive past heartbeatTimeoutSeconds", () =>
