@@ -27,6 +27,7 @@ import { WorkerProtocolLive } from "./Scheduler/WorkerHttp.js"
 import { UrlGuard } from "./Webhooks/UrlGuard.js"
 import { DeliveriesRepo } from "./Webhooks/DeliveriesRepo.js"
 import * as WebhookDelivery from "./Webhooks/DeliveryWorker.js"
+import { DeliveryHandoff } from "./Webhooks/Handoff.js"
 import { WebhooksLive } from "./Webhooks/Http.js"
 import { TriggersLive } from "./Triggers/Http.js"
 import { Triggers } from "./Triggers/Triggers.js"
@@ -64,7 +65,10 @@ export const ServicesLive = Layer.mergeAll(
  * delivery). Each is a scoped layer: it starts with the app and is interrupted
  * when the app's scope closes.
  */
-export const BackgroundLive = Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer)
+export const BackgroundLive = Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer).pipe(
+  // One handoff for both: terminal transitions hand their webhooks to this instance's delivery loop.
+  Layer.provide(DeliveryHandoff.layer)
+)
 
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
 

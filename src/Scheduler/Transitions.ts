@@ -1,11 +1,16 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
 import type { FaultClass, RunRow, RunStatus } from "../Runs/Run.js"
 import { toRun } from "../Runs/Run.js"
+import type { OutboxRow } from "../Webhooks/DeliveriesRepo.js"
+import { DeliveryHandoff } from "../Webhooks/Handoff.js"
 import { outboxChannel } from "../Webhooks/Outbox.js"
+import { payloadOf, type TerminalRun } from "../Webhooks/Payload.js"
 import { RunEvents } from "./RunEvents.js"
 import { nowIso } from "./Time.js"
 import { hotSpan } from "../Config/Tracing.js"
@@ -30,7 +35,20 @@ export interface Terminal {
   readonly retry: RunRow | undefined
 }
 
-const withoutKind = ({ kind: _, ...row }: RunRow & { readonly kind: string }): RunRow => row
+const withoutExtras = ({ handed: _h, kind: _k, ...row }: RunRow & { readonly kind: string; readonly handed: boolean }): RunRow => row
+
+/** The outbox row a terminal run's webhook is handed over as (see `Webhooks/Handoff`). */
+const outboxRowOf = (run: RunRow): OutboxRow => ({
+  run_id: run.id,
+  trigger_id: run.trigger_id,
+  url: run.webhook_url ?? "",
+  secret_enc: run.webhook_secret_enc,
+  payload: payloadOf({ ...run, status: run.status as TerminalRun["status"] }),
+  attempts: 0,
+  last_status_code: null,
+  last_response_body: null,
+  last_error: null
+})
 
 type WorkerStep = "claim" | "start" | "heartbeat" | "complete"
 
@@ -48,6 +66,8 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const events = yield* RunEvents
+    // This instance's delivery loop, when the app runs one (see `Webhooks/Handoff`).
+    const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff))
 
     /** Why a worker's transition matched no row: not its run (404) or the wrong state (409). */
     const rejection = (workerId: string, runId: string, step: WorkerStep) =>
@@ -148,37 +168,55 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
      * A terminal transition as ONE statement, so it needs no transaction of
      * its own: the conditional UPDATE (`done`), then, from its result, the
      * retry run (same snapshot, attempt + 1) when the run failed or timed out
-     * with retries left, and the webhook outbox row with the NOTIFY that wakes
-     * the delivery loop (delivered at commit, so the row is visible by then).
-     * The outbox row carries no body: it is rendered from the terminal run
-     * when the row is leased. No row back: the UPDATE matched nothing.
+     * with retries left, and the webhook outbox row. The outbox row carries no
+     * body: it is rendered from the terminal run when it is delivered.
+     * With a place in this instance's delivery loop (`Webhooks/Handoff`), the
+     * row is inserted leased to the loop and handed to it after the statement;
+     * otherwise it is inserted free and announced with NOTIFY (delivered at
+     * commit, so the row is visible by then) for any instance to lease.
+     * No row back: the UPDATE matched nothing.
      */
     const terminal = (update: Statement.Statement<RunRow>, now: string): Effect.Effect<Terminal | undefined> =>
-      sql<RunRow & { readonly kind: "run" | "retry" }>`
-        WITH done AS (${update}),
-        retry AS (
-          INSERT INTO runs (id, trigger_id, environment_id, status, attempt, retry_of_run_id, input,
-            timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
-          SELECT ${uuidv7()}, trigger_id, environment_id, 'queued', attempt + 1, id, input,
-            timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, ${now}::timestamptz
-          FROM done WHERE done.status <> 'succeeded' AND done.attempt <= done.max_retries
-          RETURNING *
-        ),
-        queued AS (
-          INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc)
-          SELECT id, trigger_id, webhook_url, webhook_secret_enc FROM done WHERE webhook_url IS NOT NULL
-          ON CONFLICT (run_id) DO NOTHING
-          RETURNING pg_notify(${outboxChannel}, run_id::text)
+      Effect.uninterruptible(Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
+        // Inside a transaction the row would be handed before it commits.
+        const slot = Option.isNone(transaction) ? handoff?.reserve() : undefined
+        const owner = slot?.owner ?? null
+        return sql<RunRow & { readonly kind: "run" | "retry"; readonly handed: boolean }>`
+          WITH done AS (${update}),
+          retry AS (
+            INSERT INTO runs (id, trigger_id, environment_id, status, attempt, retry_of_run_id, input,
+              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
+            SELECT ${uuidv7()}, trigger_id, environment_id, 'queued', attempt + 1, id, input,
+              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, ${now}::timestamptz
+            FROM done WHERE done.status <> 'succeeded' AND done.attempt <= done.max_retries
+            RETURNING *
+          ),
+          queued AS (
+            INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc, lease_owner, lease_until)
+            SELECT id, trigger_id, webhook_url, webhook_secret_enc, ${owner}::text,
+              CASE WHEN ${owner}::text IS NULL THEN NULL
+                ELSE now() + ${slot?.leaseMillis ?? 0}::int * interval '1 millisecond' END
+            FROM done WHERE webhook_url IS NOT NULL
+            ON CONFLICT (run_id) DO NOTHING
+            RETURNING lease_owner IS NOT NULL AS handed,
+              CASE WHEN lease_owner IS NULL THEN pg_notify(${outboxChannel}, run_id::text) END AS notified
+          )
+          SELECT 'run' AS kind, EXISTS (SELECT 1 FROM queued WHERE handed) AS handed, * FROM done
+          UNION ALL SELECT 'retry' AS kind, false AS handed, * FROM retry`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => {
+            const run = rows.find((r) => r.kind === "run")
+            if (run === undefined) return undefined
+            const retry = rows.find((r) => r.kind === "retry")
+            return { run: withoutExtras(run), retry: retry === undefined ? undefined : withoutExtras(retry), handed: run.handed }
+          }),
+          Effect.onExit((exit) => {
+            if (slot === undefined) return Effect.void
+            return Exit.isSuccess(exit) && exit.value?.handed === true ? slot.hand(outboxRowOf(exit.value.run)) : slot.cancel
+          }),
+          Effect.map((ended): Terminal | undefined => ended === undefined ? undefined : { run: ended.run, retry: ended.retry })
         )
-        SELECT 'run' AS kind, * FROM done UNION ALL SELECT 'retry' AS kind, * FROM retry`.pipe(
-        Effect.orDie,
-        Effect.map((rows) => {
-          const run = rows.find((r) => r.kind === "run")
-          if (run === undefined) return undefined
-          const retry = rows.find((r) => r.kind === "retry")
-          return { run: withoutKind(run), retry: retry === undefined ? undefined : withoutKind(retry) } satisfies Terminal
-        })
-      )
+      }))
 
     const published = (terminal: Terminal | undefined) =>
       terminal === undefined ? Effect.void : events.publish(toRun(terminal.run))

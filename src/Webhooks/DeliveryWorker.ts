@@ -14,6 +14,7 @@ import { AppConfig } from "../Config/AppConfig.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import { Notifications } from "../Db/Notifications.js"
+import { DeliveryHandoff } from "./Handoff.js"
 import { outboxChannel } from "./Outbox.js"
 import { DeliveriesRepo, type FinalOutcome, type OutboxRow } from "./DeliveriesRepo.js"
 import { maxAttempts, runWithRetries } from "./Retry.js"
@@ -49,7 +50,9 @@ const errorChars = 1024
  * - `webhookConcurrency` HTTP attempts at once (and as many sockets);
  * - 4 × that many rows leased at once: rows waiting out a backoff hold no
  *   socket, and a row is only leased when there is room for it.
- * Wake-ups: NOTIFY on `webhook_outbox` (any instance's terminal transitions),
+ * Rows come two ways: handed over by this instance's terminal transitions,
+ * already leased to us (`Webhooks/Handoff`, while there is room), or leased
+ * here. Lease wake-ups: NOTIFY on `webhook_outbox` (a row nobody was handed),
  * a finished delivery when the loop was full, and a periodic sweep.
  * On shutdown the fibers are interrupted first, then the leases are handed back.
  */
@@ -203,6 +206,17 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
         hotSpan("Webhooks.deliver", { runId: row.run_id })
       )
 
+    // A delivery's place in the loop is given back when it ends. A full loop
+    // looks again once a batch's worth has finished, not after every delivery
+    // (a lease and a wake-up per delivery).
+    const finished = Effect.suspend(() => {
+      inFlight--
+      return saturated && inFlight <= resumeAt ? signal : Effect.void
+    })
+    /** Starts the delivery of a row leased to us, its place (`inFlight`) already taken. */
+    const admit = (row: OutboxRow) =>
+      FiberSet.run(fibers, deliver(row).pipe(Effect.ensuring(finished), Effect.annotateLogs({ service: "webhook-delivery" })))
+
     /** Leases what there is room for; answers how long to wait before looking again. */
     const poll = Effect.gen(function*() {
       for (;;) {
@@ -214,17 +228,7 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
         const want = Math.min(room, opts.batchSize)
         const rows = yield* repo.lease(owner, want, opts.leaseDuration)
         inFlight += rows.length
-        for (const row of rows) {
-          yield* FiberSet.run(
-            fibers,
-            deliver(row).pipe(Effect.ensuring(Effect.suspend(() => {
-              inFlight--
-              // A full loop looks again once a batch's worth has finished, not
-              // after every delivery (a lease and a wake-up per delivery).
-              return saturated && inFlight <= resumeAt ? signal : Effect.void
-            })))
-          )
-        }
+        for (const row of rows) yield* admit(row)
         if (rows.length < want) break
       }
       saturated = false
@@ -250,6 +254,22 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
 
     yield* Effect.forkScoped(listener)
     yield* Effect.forkScoped(loop)
+
+    // Terminal transitions on this instance hand their rows straight here while
+    // there is room (see `Webhooks/Handoff`). Attached last, so at shutdown it
+    // detaches before the fibers stop; a row handed in that moment is released
+    // with the other leases.
+    const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff))
+    if (handoff !== undefined) {
+      const leaseMillis = Duration.toMillis(opts.leaseDuration)
+      yield* handoff.attach({
+        reserve: () => {
+          if (inFlight >= maxInFlight) return undefined
+          inFlight++
+          return { owner, leaseMillis, hand: (row) => Effect.asVoid(admit(row)), cancel: finished }
+        }
+      })
+    }
   }).pipe(Effect.annotateLogs({ service: "webhook-delivery" }))
 
 /** The delivery loop as a background layer (see `App.BackgroundLive`). */

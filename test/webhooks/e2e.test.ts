@@ -1,6 +1,10 @@
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
+import { Notifications } from "../../src/Db/Notifications.js"
+import { outboxChannel } from "../../src/Webhooks/Outbox.js"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
 import { verify } from "../../src/Webhooks/Signer.js"
 import { addMember, createTrigger, registerWorker, setupEnvironment, type TestEnv } from "../support/Fixtures.js"
@@ -110,6 +114,29 @@ withLayer(layer({ webhookAllowPrivateNetworks: true }), { excludeTestServices: t
       yield* eventually("the hanging POST", Effect.sync(() => rx.received("/hang").length), (n) => n === 1)
       const res = yield* deliveries(env, trigger.id)
       expect(res.body.items).toEqual([])
+    }), { timeout: 20_000 })
+
+  it.scoped("the instance that ends a run delivers its webhook itself: the row was handed to its loop, never announced", () =>
+    Effect.gen(function*() {
+      const rx = yield* receiver
+      const notifications = yield* Notifications
+      const heard: Array<string> = []
+      const announced = yield* notifications.listen(outboxChannel).pipe(
+        Stream.runForEach((runId) => Effect.sync(() => void heard.push(runId))),
+        Effect.forkScoped
+      )
+      yield* Effect.sleep("200 millis")
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env, { webhookUrl: rx.url("/own"), webhookSecret: secret })
+      yield* requestRun(env, trigger.id)
+      const runId = yield* claimNext(worker)
+      yield* finish(worker, runId, "succeeded")
+      const items = yield* eventually("the delivery record", Effect.map(deliveries(env, trigger.id), (r) => r.body.items), (i) => i.length === 1)
+      expect(items[0]).toMatchObject({ runId, outcome: "delivered", attemptCount: 1 })
+      expect(rx.received("/own")).toHaveLength(1)
+      expect(heard).toEqual([])
+      yield* Fiber.interrupt(announced)
     }), { timeout: 20_000 })
 
   it.scoped("changing the secret: the run that fired before signs with the old one, the next with the new one", () =>

@@ -1,0 +1,186 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { Notifications } from "../../src/Db/Notifications.js"
+import type { RunRow } from "../../src/Runs/Run.js"
+import { Transitions } from "../../src/Scheduler/Transitions.js"
+import { WorkerProtocol } from "../../src/Scheduler/WorkerProtocol.js"
+import { DeliveriesRepo, type OutboxRow } from "../../src/Webhooks/DeliveriesRepo.js"
+import { DeliveryHandoff, type Slot } from "../../src/Webhooks/Handoff.js"
+import { outboxChannel } from "../../src/Webhooks/Outbox.js"
+import { payloadOf, type TerminalRun } from "../../src/Webhooks/Payload.js"
+import { addTrigger, databaseLayer, requestRun, schedulerOnly, seed, type Seed } from "../scheduler/support.js"
+
+/** The scheduler on a fresh database with a handoff the test attaches its own loop to, in real time. */
+const handoffLayer = Layer.mergeAll(schedulerOnly(), DeliveriesRepo.Default).pipe(
+  Layer.provideMerge(DeliveryHandoff.layer),
+  Layer.provideMerge(databaseLayer)
+)
+
+/** A stand-in delivery loop that records what it is handed, and can be full. */
+const fakeLoop = (leaseMillis = 30_000) => {
+  const handed: Array<OutboxRow> = []
+  let cancelled = 0
+  let room = true
+  const loop = {
+    reserve: (): Slot | undefined =>
+      room
+        ? {
+          owner: "loop-under-test",
+          leaseMillis,
+          hand: (row) => Effect.sync(() => void handed.push(row)),
+          cancel: Effect.sync(() => void cancelled++)
+        }
+        : undefined
+  }
+  return {
+    loop,
+    handed,
+    cancelled: () => cancelled,
+    full: () => {
+      room = false
+    }
+  }
+}
+
+/** A run of `triggerId` requested, claimed and started by the seeded worker. */
+const runningRun = (at: Seed, triggerId: string) =>
+  Effect.gen(function*() {
+    const transitions = yield* Transitions
+    const runId = yield* requestRun(triggerId, at.userId)
+    yield* transitions.claim(at.workerId, runId)
+    yield* transitions.start(at.workerId, runId)
+    return runId
+  })
+
+const outboxRow = (runId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ lease_owner: string | null; lease_until: Date | null; attempts: number }>`
+      SELECT lease_owner, lease_until, attempts FROM webhook_outbox WHERE run_id = ${runId}`
+    return rows[0]
+  }).pipe(Effect.orDie)
+
+const storedRun = (runId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return (yield* sql<RunRow>`SELECT * FROM runs WHERE id = ${runId}`)[0]!
+  }).pipe(Effect.orDie)
+
+/** Collects the outbox channel's notifications from now on. */
+const listening = Effect.gen(function*() {
+  const notifications = yield* Notifications
+  const fiber = yield* notifications.listen(outboxChannel).pipe(
+    Stream.interruptWhen(Effect.sleep("700 millis")),
+    Stream.runCollect,
+    Effect.fork
+  )
+  // Let LISTEN take effect before the statement under test.
+  yield* Effect.sleep("200 millis")
+  return Effect.map(Fiber.join(fiber), Chunk.toReadonlyArray)
+})
+
+it.live("a terminal transition hands its webhook row, leased, to this instance's loop; nothing is announced", () =>
+  Effect.gen(function*() {
+    const handoff = yield* DeliveryHandoff
+    const protocol = yield* WorkerProtocol
+    const fake = fakeLoop()
+    yield* handoff.attach(fake.loop)
+    const at = yield* seed(new Date())
+    const triggerId = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
+    const runId = yield* runningRun(at, triggerId)
+
+    const announced = yield* listening
+    const before = Date.now()
+    yield* protocol.complete(at.workerId, runId, { status: "succeeded", stdout: "all good", costUsd: "0.25" })
+
+    expect(fake.handed.map((row) => row.run_id)).toEqual([runId])
+    const row = fake.handed[0]!
+    expect(row).toMatchObject({ trigger_id: triggerId, url: "https://hooks.example.com/done", secret_enc: "k1:sealed", attempts: 0 })
+    // The same bytes the lease path renders from the stored terminal run.
+    const stored = yield* storedRun(runId)
+    expect(row.payload).toBe(payloadOf(stored as unknown as TerminalRun))
+    expect(JSON.parse(row.payload)).toMatchObject({ runId, triggerId, status: "succeeded", shortMessage: "all good", costUsd: "0.25" })
+    // Stored leased to the loop: no other loop may take it while it is in flight.
+    const outbox = (yield* outboxRow(runId))!
+    expect(outbox.lease_owner).toBe("loop-under-test")
+    expect(new Date(outbox.lease_until!).getTime()).toBeGreaterThan(before + 25_000)
+    expect(yield* announced).toEqual([])
+    expect(fake.cancelled()).toBe(0)
+  }).pipe(Effect.scoped, Effect.provide(handoffLayer)))
+
+it.live("a transition that changes nothing, or a run without a webhook, gives its place back", () =>
+  Effect.gen(function*() {
+    const handoff = yield* DeliveryHandoff
+    const protocol = yield* WorkerProtocol
+    const fake = fakeLoop()
+    yield* handoff.attach(fake.loop)
+    const at = yield* seed(new Date())
+    const hooked = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
+    const runId = yield* runningRun(at, hooked)
+    yield* protocol.complete(at.workerId, runId, { status: "failed", stderr: "boom" })
+    expect(fake.handed.length).toBe(1)
+
+    // Completing again is a 409: the statement matched nothing, nothing is handed.
+    const again = yield* Effect.exit(protocol.complete(at.workerId, runId, { status: "succeeded" }))
+    expect(Exit.isFailure(again)).toBe(true)
+    expect(fake.cancelled()).toBe(1)
+
+    const plain = yield* addTrigger(at.environmentId, { webhookUrl: null })
+    const quiet = yield* runningRun(at, plain)
+    yield* protocol.complete(at.workerId, quiet, { status: "succeeded" })
+    expect(fake.cancelled()).toBe(2)
+    expect(fake.handed.length).toBe(1)
+    expect(yield* outboxRow(quiet)).toBeUndefined()
+  }).pipe(Effect.scoped, Effect.provide(handoffLayer)))
+
+it.live("a full loop (or none attached): the row is stored free and announced for any instance to lease", () =>
+  Effect.gen(function*() {
+    const handoff = yield* DeliveryHandoff
+    const protocol = yield* WorkerProtocol
+    const at = yield* seed(new Date())
+    const triggerId = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
+
+    const unattached = yield* runningRun(at, triggerId)
+    const first = yield* listening
+    yield* protocol.complete(at.workerId, unattached, { status: "succeeded" })
+    expect(yield* first).toEqual([unattached])
+    expect((yield* outboxRow(unattached))!.lease_owner).toBeNull()
+
+    const fake = fakeLoop()
+    fake.full()
+    yield* handoff.attach(fake.loop)
+    const whileFull = yield* runningRun(at, triggerId)
+    const second = yield* listening
+    yield* protocol.complete(at.workerId, whileFull, { status: "succeeded" })
+    expect(yield* second).toEqual([whileFull])
+    expect((yield* outboxRow(whileFull))!.lease_owner).toBeNull()
+    expect(fake.handed).toEqual([])
+  }).pipe(Effect.scoped, Effect.provide(handoffLayer)))
+
+it.live("a handed row whose instance dies is leased by another loop once its lease expires, as it was handed", () =>
+  Effect.gen(function*() {
+    const handoff = yield* DeliveryHandoff
+    const protocol = yield* WorkerProtocol
+    const repo = yield* DeliveriesRepo
+    // This loop takes the row and never delivers it: the instance died.
+    const fake = fakeLoop(400)
+    yield* handoff.attach(fake.loop)
+    const at = yield* seed(new Date())
+    const triggerId = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
+    const runId = yield* runningRun(at, triggerId)
+    yield* protocol.complete(at.workerId, runId, { status: "succeeded", stdout: "late" })
+    expect(fake.handed.length).toBe(1)
+
+    expect(yield* repo.lease("other-instance", 10, "30 seconds")).toEqual([])
+    yield* Effect.sleep("600 millis")
+    const taken = yield* repo.lease("other-instance", 10, "30 seconds")
+    expect(taken.map((row) => row.run_id)).toEqual([runId])
+    expect(taken[0]!.attempts).toBe(0)
+    expect(taken[0]!.payload).toBe(fake.handed[0]!.payload)
+  }).pipe(Effect.scoped, Effect.provide(handoffLayer)))
