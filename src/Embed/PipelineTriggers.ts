@@ -119,7 +119,6 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
         const created = yield* supervisor.creating(trigger.environment_id, (placement) =>
           runs.create(trigger.id, { input, idempotencyKey: options.idempotencyKey, actor, placement }))
         if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
-        yield* supervisor.requested(created)
         return toRun(created.run)
       }).pipe(Effect.withSpan("PipelineTriggers.startRun"))
 

@@ -72,7 +72,6 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const respond = (created: Created) =>
             Effect.gen(function*() {
               // Assigned or not, the answer shows the run as it was requested (queued).
-              yield* supervisor.requested(created)
               const encoded = yield* Effect.orDie(encodeRun(toRun(created.run)))
               return HttpServerResponse.unsafeJson(encoded, { status: created.created ? 201 : 200 })
             })

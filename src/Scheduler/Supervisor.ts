@@ -197,12 +197,13 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     }
 
     /**
-     * Runs a run-creating statement with the placement rules, offering it the
-     * `claim=true` polls waiting here in the run's environment: a run placed
-     * on one of their workers is claimed in that statement and handed to the
-     * poll, which then needs no statement of its own. Should that poll have
-     * gone away meanwhile, the claim is undone (the run is assigned to the
-     * worker, for its next poll).
+     * Runs a run-creating statement with the placement rules, then supervises
+     * what it created (`requested`). It offers the statement the `claim=true`
+     * polls waiting here in the run's environment: a run placed on one of
+     * their workers is claimed in that statement and handed to the poll, which
+     * then needs no statement of its own. Should that poll have gone away
+     * meanwhile, the claim is undone (the run is assigned to the worker, for
+     * its next poll).
      */
     const creating = <E, R>(
       environmentId: string | undefined,
@@ -210,19 +211,22 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     ): Effect.Effect<Created | undefined, E, R> =>
       Effect.uninterruptibleMask((restore) => {
         const reservation = wakeups.reserve(environmentId)
-        if (reservation.workerIds.length === 0) return restore(create(placement))
-        return restore(create({ ...placement, claimFor: reservation.workerIds })).pipe(
-          Effect.onExit((exit) => {
-            const claimed = Exit.isSuccess(exit) ? exit.value?.assigned?.claimed : undefined
-            if (reservation.settle(claimed) || claimed === undefined) return Effect.void
-            return assignment.unclaim(claimed.id, claimed.worker_id!).pipe(
-              Effect.flatMap((deadline) =>
-                deadline === undefined ? Effect.void : Effect.zipRight(watch(claimed.id, deadline.getTime()), wakeups.wake(claimed.worker_id!))
-              ),
-              Effect.zipLeft(Effect.logInfo("handed-over run's poll had gone; claim undone").pipe(Effect.annotateLogs({ runId: claimed.id })))
-            )
-          })
-        )
+        const created = reservation.workerIds.length === 0
+          ? restore(create(placement))
+          : restore(create({ ...placement, claimFor: reservation.workerIds })).pipe(
+            Effect.onExit((exit) => {
+              const claimed = Exit.isSuccess(exit) ? exit.value?.assigned?.claimed : undefined
+              if (reservation.settle(claimed) || claimed === undefined) return Effect.void
+              return assignment.unclaim(claimed.id, claimed.worker_id!).pipe(
+                Effect.flatMap((deadline) =>
+                  deadline === undefined ? Effect.void : Effect.zipRight(watch(claimed.id, deadline.getTime()), wakeups.wake(claimed.worker_id!))
+                ),
+                Effect.zipLeft(Effect.logInfo("handed-over run's poll had gone; claim undone").pipe(Effect.annotateLogs({ runId: claimed.id })))
+              )
+            })
+          )
+        // Part of creating, so no caller can forget it: an unsupervised run would wait for the sweep.
+        return Effect.tap(created, (run) => run === undefined ? Effect.void : requested(run))
       })
 
     const activeWithDeadline = (horizon: string | undefined) =>
@@ -264,6 +268,6 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     /** How many runs this instance supervises right now. */
     const size: Effect.Effect<number> = FiberMap.size(fibers)
 
-    return { watch, watchAll, release, assignAndWatch, placement, creating, requested, size } as const
+    return { watch, watchAll, release, assignAndWatch, placement, creating, size } as const
   })
 }) {}
