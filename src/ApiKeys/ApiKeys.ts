@@ -1,10 +1,14 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Actor } from "../Auth/Security.js"
+import * as TrustedTokens from "../Auth/TrustedTokens.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { generate, sha256, tokenStart } from "../Crypto/Tokens.js"
 import { NotFound, type ValidationError } from "../Domain/Errors.js"
+import type { Role } from "../Domain/Schemas.js"
 import { decodeCursor, page } from "../Domain/Pagination.js"
 import { isUuid } from "../Tenancy/Policy.js"
 import type { ApiKey, KeyRole } from "./Api.js"
@@ -42,10 +46,47 @@ export interface NewKey {
  * The token exists in plain text only in the creation response: the table
  * keeps its SHA-256 (for lookups) and its first characters (for listings).
  */
+/** What a verified `pwk_` key lets its caller act as. */
+export interface KeyIdentity {
+  readonly keyId: string
+  readonly environmentId: string
+  readonly role: Role
+}
+
+/** How long a verified `pwk_` key is trusted on this instance without asking the database again. */
+export const apiKeyTrustMillis = 1000
+
 export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const audit = yield* AuditLog
+    // A deleted key is forgotten here at once; another instance that verified
+    // it in the last second may accept it for up to that second (as worker
+    // tokens); what it can do is scoped to its environment in SQL.
+    const trusted = TrustedTokens.make<KeyIdentity>(apiKeyTrustMillis)
+
+    /** The key a `pwk_` token is, if it is one (the token is looked up by its SHA-256). */
+    const authenticate = (token: string): Effect.Effect<Option.Option<KeyIdentity>> =>
+      Effect.gen(function*() {
+        const hash = sha256(token)
+        const now = yield* Clock.currentTimeMillis
+        const known = trusted.trusted(hash, now)
+        if (known !== undefined) return Option.some(known)
+        const rows = yield* sql<{ id: string; environment_id: string; role: Role; stale: boolean }>`
+          SELECT id, environment_id, role,
+                 (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds') AS stale
+          FROM api_keys WHERE token_hash = ${hash} AND prefix = 'pwk'`.pipe(Effect.orDie)
+        const key = rows[0]
+        if (!key) {
+          trusted.forget(hash)
+          return Option.none()
+        }
+        // lastUsedAt has minute precision, so a busy key costs one write a minute, not one per request.
+        if (key.stale) yield* sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${key.id}`.pipe(Effect.orDie)
+        const identity: KeyIdentity = { keyId: key.id, environmentId: key.environment_id, role: key.role }
+        trusted.remember(hash, identity, now)
+        return Option.some(identity)
+      })
 
     const list = (
       environmentId: string,
@@ -88,7 +129,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
         return { id: row.id, name: key.name, prefix: key.prefix, role: key.role, token, createdAt: row.created_at }
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("ApiKeys.create"))
 
-    /** Deletes the key; authentication looks keys up per request, so it answers 401 from now on. */
+    /** Deletes the key; this instance stops trusting it at once, so it answers 401 from now on. */
     const remove = (actor: Actor, environmentId: string, keyId: string): Effect.Effect<void, NotFound> =>
       Effect.gen(function*() {
         if (!isUuid(keyId)) return yield* Effect.fail(NotFound.of("API key"))
@@ -96,6 +137,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
           DELETE FROM api_keys WHERE id = ${keyId} AND environment_id = ${environmentId} RETURNING name, prefix`
         const row = rows[0]
         if (!row) return yield* Effect.fail(NotFound.of("API key"))
+        trusted.forgetWhere((key) => key.keyId === keyId)
         yield* audit.record({
           environmentId,
           actor,
@@ -106,7 +148,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
         })
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.remove"))
 
-    return { list, create, remove } as const
+    return { list, create, remove, authenticate } as const
   }),
   dependencies: [AuditLog.Default]
 }) {}

@@ -6,11 +6,12 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Forbidden, Unauthorized } from "../Domain/Errors.js"
-import type { Role } from "../Domain/Schemas.js"
 import { sha256 } from "../Crypto/Tokens.js"
 import { isUnsafeMethod, Origins } from "../Http/Origins.js"
 import { Authentication, UserAuthentication, WorkerAuthentication, type Actor, type WorkerIdentity } from "./Security.js"
 import { Sessions } from "./Sessions.js"
+import * as TrustedTokens from "./TrustedTokens.js"
+import { ApiKeys } from "../ApiKeys/ApiKeys.js"
 
 // HttpApiBuilder decodes a missing credential as an empty Redacted: reject it explicitly.
 const present = (token: Redacted.Redacted<string>): Option.Option<string> => {
@@ -37,20 +38,14 @@ const makeCookieAuth = Effect.gen(function*() {
 })
 
 const makeApiKeyAuth = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const keys = yield* ApiKeys
   return (token: Redacted.Redacted<string>): Effect.Effect<Actor, Unauthorized> =>
     Effect.gen(function*() {
       const value = present(token)
       if (Option.isNone(value) || !value.value.startsWith("pwk_")) return yield* Effect.fail(Unauthorized.default)
-      const rows = yield* sql<{ id: string; environment_id: string; role: Role; stale: boolean }>`
-        SELECT id, environment_id, role,
-               (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds') AS stale
-        FROM api_keys WHERE token_hash = ${sha256(value.value)} AND prefix = 'pwk'`.pipe(Effect.orDie)
-      const key = rows[0]
-      if (!key) return yield* Effect.fail(new Unauthorized({ error: "invalid API key" }))
-      // lastUsedAt has minute precision, so a busy key costs one write a minute, not one per request.
-      if (key.stale) yield* sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${key.id}`.pipe(Effect.orDie)
-      return { _tag: "ApiKey", keyId: key.id, environmentId: key.environment_id, role: key.role } as const
+      const key = yield* keys.authenticate(value.value)
+      if (Option.isNone(key)) return yield* Effect.fail(new Unauthorized({ error: "invalid API key" }))
+      return { _tag: "ApiKey", ...key.value } as const
     })
 })
 
@@ -92,13 +87,7 @@ export const WorkerAuthenticationLive = Layer.effect(
     // recorded. A deleted worker's token may so pass for up to a second (and
     // one round trip) on an instance that just verified it; every step it
     // could take is scoped by its worker id in SQL, so it finds nothing.
-    const verified = new Map<string, { readonly identity: WorkerIdentity; at: number }>()
-    const remember = (hash: string, identity: WorkerIdentity, now: number) => {
-      if (verified.size >= 10_000) {
-        for (const [key, entry] of verified) if (now - entry.at >= workerTokenTrustMillis) verified.delete(key)
-      }
-      verified.set(hash, { identity, at: now })
-    }
+    const trusted = TrustedTokens.make<WorkerIdentity>(workerTokenTrustMillis)
     return WorkerAuthentication.of({
       bearer: (token) =>
         Effect.gen(function*() {
@@ -106,13 +95,8 @@ export const WorkerAuthenticationLive = Layer.effect(
           if (Option.isNone(value) || !value.value.startsWith("wkt_")) return yield* Effect.fail(Unauthorized.default)
           const hash = sha256(value.value)
           const now = yield* Clock.currentTimeMillis
-          const known = verified.get(hash)
-          if (known !== undefined) {
-            if (now - known.at < workerTokenTrustMillis) return known.identity
-            // One call re-verifies; the worker's other calls meanwhile go on
-            // trusting it, rather than all queueing on its row at once.
-            known.at = now
-          }
+          const known = trusted.trusted(hash, now)
+          if (known !== undefined) return known
           // Every authenticated call is contact: it keeps the worker online. The
           // write is debounced to once a second (online means seen within
           // WORKER_OFFLINE_AFTER_SECONDS), so a busy worker's calls are reads:
@@ -127,11 +111,11 @@ export const WorkerAuthenticationLive = Layer.effect(
             SELECT id, environment_id, workspace_id FROM w`.pipe(Effect.orDie)
           const row = rows[0]
           if (!row) {
-            verified.delete(hash)
+            trusted.forget(hash)
             return yield* Effect.fail(new Unauthorized({ error: "invalid worker token" }))
           }
           const identity = { workerId: row.id, environmentId: row.environment_id, workspaceId: row.workspace_id } satisfies WorkerIdentity
-          remember(hash, identity, now)
+          trusted.remember(hash, identity, now)
           return identity
         })
     })
