@@ -8,7 +8,7 @@ import { Conflict, NotFound } from "../Domain/Errors.js"
 import type { FaultClass, RunRow, RunStatus } from "../Runs/Run.js"
 import { toRun } from "../Runs/Run.js"
 import type { OutboxRow } from "../Webhooks/DeliveriesRepo.js"
-import { DeliveryHandoff } from "../Webhooks/Handoff.js"
+import { DeliveryHandoff, type Slot } from "../Webhooks/Handoff.js"
 import { outboxChannel } from "../Webhooks/Outbox.js"
 import { payloadOf, type TerminalRun } from "../Webhooks/Payload.js"
 import { RunEvents } from "./RunEvents.js"
@@ -27,6 +27,13 @@ export interface Completion {
   readonly errorMessage: string | null
   readonly costUsd: string | null
   readonly faultClass: FaultClass
+}
+
+/** A run a batched transition could not move: not the worker's (404) or in the wrong state (409). */
+export interface Rejected {
+  readonly runId: string
+  readonly status: 404 | 409
+  readonly error: string
 }
 
 /** The outcome of a terminal transition: the ended run and the retry it spawned, if any. */
@@ -80,6 +87,23 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         const why = active ? `deadline passed or cannot ${step} a ${row.status} run` : `run is ${row.status}`
         return yield* Effect.fail(new Conflict({ error: `cannot ${step}: ${why}` }))
       })
+
+    /** Why each of several runs matched no row, as `rejection` answers for one. */
+    const rejections = (workerId: string, runIds: ReadonlyArray<string>, step: WorkerStep) =>
+      Effect.map(
+        sql<{ id: string; status: RunStatus }>`
+          SELECT id, status FROM runs WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId}`.pipe(Effect.orDie),
+        (rows): ReadonlyArray<Rejected> => {
+          const status = new Map(rows.map((row) => [row.id, row.status]))
+          return runIds.map((runId) => {
+            const now = status.get(runId)
+            if (now === undefined) return { runId, status: 404, error: "run not found" }
+            const active = now === "assigned" || now === "claimed" || now === "running"
+            const why = active ? `deadline passed or cannot ${step} a ${now} run` : `run is ${now}`
+            return { runId, status: 409, error: `cannot ${step}: ${why}` }
+          })
+        }
+      )
 
     const expect = (workerId: string, runId: string, step: WorkerStep) => (rows: ReadonlyArray<RunRow>) =>
       rows[0] !== undefined ? Effect.succeed(rows[0]) : rejection(workerId, runId, step)
@@ -165,80 +189,142 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "heartbeat")), hotSpan("Transitions.heartbeat"))
 
     /**
-     * A terminal transition as ONE statement, so it needs no transaction of
-     * its own: the conditional UPDATE (`done`), then, from its result, the
-     * retry run (same snapshot, attempt + 1) when the run failed or timed out
-     * with retries left, and the webhook outbox row. The outbox row carries no
-     * body: it is rendered from the terminal run when it is delivered.
-     * With a place in this instance's delivery loop (`Webhooks/Handoff`), the
-     * row is inserted leased to the loop and handed to it after the statement;
-     * otherwise it is inserted free and announced with NOTIFY (delivered at
-     * commit, so the row is visible by then) for any instance to lease.
-     * No row back: the UPDATE matched nothing.
+     * Places in this instance's delivery loop for `n` webhooks (see
+     * `Webhooks/Handoff`): all of them, or none (then every row of the
+     * statement takes the NOTIFY path). None inside a transaction: a row
+     * would be handed before it commits.
      */
-    const terminal = (update: Statement.Statement<RunRow>, now: string): Effect.Effect<Terminal | undefined> =>
-      Effect.uninterruptible(Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
-        // Inside a transaction the row would be handed before it commits.
-        const slot = Option.isNone(transaction) ? handoff?.reserve() : undefined
-        const owner = slot?.owner ?? null
+    const reserveSlots = (n: number): Effect.Effect<ReadonlyArray<Slot>> =>
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
+        if (handoff === undefined || Option.isSome(transaction)) return Effect.succeed([])
+        const slots: Array<Slot> = []
+        for (let i = 0; i < n; i++) {
+          const slot = handoff.reserve()
+          // Not enough room: give back what was taken.
+          if (slot === undefined) return Effect.as(Effect.forEach(slots, (taken) => taken.cancel, { discard: true }), [])
+          slots.push(slot)
+        }
+        return Effect.succeed(slots)
+      })
+
+    /**
+     * Terminal transitions as ONE statement, so they need no transaction of
+     * their own: the conditional UPDATE (`done`, any number of runs), then,
+     * from its result, each run's retry (same snapshot, attempt + 1, the id
+     * given in `retryIds`) when it failed or timed out with retries left, and
+     * its webhook outbox row. The outbox row carries no body: it is rendered
+     * from the terminal run when it is delivered.
+     * With places in this instance's delivery loop (`Webhooks/Handoff`), the
+     * rows are inserted leased to the loop and handed to it after the
+     * statement; otherwise they are inserted free and announced with NOTIFY
+     * (delivered at commit, so the row is visible by then) for any instance
+     * to lease. Runs the UPDATE did not match are not in the answer.
+     */
+    const terminal = (
+      update: Statement.Statement<RunRow>,
+      now: string,
+      retryIds: { readonly runIds: ReadonlyArray<string>; readonly ids: ReadonlyArray<string> }
+    ): Effect.Effect<ReadonlyArray<Terminal>> =>
+      Effect.uninterruptible(Effect.flatMap(reserveSlots(retryIds.runIds.length), (slots) => {
+        const owner = slots[0]?.owner ?? null
         return sql<RunRow & { readonly kind: "run" | "retry"; readonly handed: boolean }>`
           WITH done AS (${update}),
           retry AS (
             INSERT INTO runs (id, trigger_id, environment_id, status, attempt, retry_of_run_id, input,
               timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
-            SELECT ${uuidv7()}, trigger_id, environment_id, 'queued', attempt + 1, id, input,
+            SELECT r.retry_id, trigger_id, environment_id, 'queued', attempt + 1, done.id, input,
               timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, ${now}::timestamptz
-            FROM done WHERE done.status <> 'succeeded' AND done.attempt <= done.max_retries
+            FROM done JOIN unnest(${retryIds.runIds}::uuid[], ${retryIds.ids}::uuid[]) AS r(run_id, retry_id) ON r.run_id = done.id
+            WHERE done.status <> 'succeeded' AND done.attempt <= done.max_retries
             RETURNING *
           ),
           queued AS (
             INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc, lease_owner, lease_until)
             SELECT id, trigger_id, webhook_url, webhook_secret_enc, ${owner}::text,
               CASE WHEN ${owner}::text IS NULL THEN NULL
-                ELSE now() + ${slot?.leaseMillis ?? 0}::int * interval '1 millisecond' END
+                ELSE now() + ${slots[0]?.leaseMillis ?? 0}::int * interval '1 millisecond' END
             FROM done WHERE webhook_url IS NOT NULL
             ON CONFLICT (run_id) DO NOTHING
-            RETURNING lease_owner IS NOT NULL AS handed,
+            RETURNING run_id, lease_owner IS NOT NULL AS handed,
               CASE WHEN lease_owner IS NULL THEN pg_notify(${outboxChannel}, run_id::text) END AS notified
           )
-          SELECT 'run' AS kind, EXISTS (SELECT 1 FROM queued WHERE handed) AS handed, * FROM done
+          SELECT 'run' AS kind, EXISTS (SELECT 1 FROM queued q WHERE q.run_id = done.id AND q.handed) AS handed, * FROM done
           UNION ALL SELECT 'retry' AS kind, false AS handed, * FROM retry`.pipe(
           Effect.orDie,
-          Effect.map((rows) => {
-            const run = rows.find((r) => r.kind === "run")
-            if (run === undefined) return undefined
-            const retry = rows.find((r) => r.kind === "retry")
-            return { run: withoutExtras(run), retry: retry === undefined ? undefined : withoutExtras(retry), handed: run.handed }
-          }),
           Effect.onExit((exit) => {
-            if (slot === undefined) return Effect.void
-            return Exit.isSuccess(exit) && exit.value?.handed === true ? slot.hand(outboxRowOf(exit.value.run)) : slot.cancel
+            if (slots.length === 0) return Effect.void
+            const handed = Exit.isSuccess(exit) ? exit.value.filter((row) => row.kind === "run" && row.handed) : []
+            return Effect.all([
+              ...handed.map((row, i) => slots[i]!.hand(outboxRowOf(withoutExtras(row)))),
+              ...slots.slice(handed.length).map((slot) => slot.cancel)
+            ], { discard: true })
           }),
-          Effect.map((ended): Terminal | undefined => ended === undefined ? undefined : { run: ended.run, retry: ended.retry })
+          Effect.map((rows) => {
+            const retries = new Map(rows.flatMap((r) => r.kind === "retry" ? [[r.retry_of_run_id, withoutExtras(r)] as const] : []))
+            return rows.flatMap((r) => r.kind === "run" ? [{ run: withoutExtras(r), retry: retries.get(r.id) }] : [])
+          })
         )
       }))
 
     const published = (terminal: Terminal | undefined) =>
       terminal === undefined ? Effect.void : events.publish(toRun(terminal.run))
 
+    const completedSet = (now: string) =>
+      sql`ended_at = ${now}::timestamptz, duration_ms = ${durationMs(now)(sql)}, deadline_at = NULL`
+
     const complete = (workerId: string, runId: string, completion: Completion): Effect.Effect<Terminal, NotFound | Conflict> =>
       Effect.gen(function*() {
         const now = yield* nowIso
-        const ended = yield* terminal(
+        const [ended] = yield* terminal(
           sql<RunRow>`
-            UPDATE runs SET status = ${completion.status}, ended_at = ${now}::timestamptz,
-              duration_ms = ${durationMs(now)(sql)},
+            UPDATE runs SET status = ${completion.status}, ${completedSet(now)},
               short_message = ${completion.shortMessage}, error_message = ${completion.errorMessage},
-              cost_usd = ${completion.costUsd}::numeric, fault_class = ${completion.faultClass}, deadline_at = NULL
+              cost_usd = ${completion.costUsd}::numeric, fault_class = ${completion.faultClass}
             WHERE id = ${runId} AND worker_id = ${workerId} AND status IN ('claimed', 'running')
               AND deadline_at > ${now}::timestamptz
             RETURNING *`,
-          now
+          now,
+          { runIds: [runId], ids: [uuidv7()] }
         )
         if (ended === undefined) return yield* rejection(workerId, runId, "complete")
         yield* published(ended)
         return ended
       }).pipe(hotSpan("Transitions.complete", { runId }))
+
+    /**
+     * Completes several of the worker's runs in one statement (the batched
+     * complete). Answers the runs it ended and, for each run it could not,
+     * why: not the worker's (404) or the wrong state (409), as `complete`.
+     */
+    const completeMany = (
+      workerId: string,
+      items: ReadonlyArray<{ readonly runId: string; readonly completion: Completion }>
+    ): Effect.Effect<{ readonly ended: ReadonlyArray<Terminal>; readonly rejected: ReadonlyArray<Rejected> }> =>
+      Effect.gen(function*() {
+        const now = yield* nowIso
+        const runIds = items.map((item) => item.runId)
+        const column = <A>(f: (c: Completion) => A) => items.map((item) => f(item.completion))
+        const ended = yield* terminal(
+          sql<RunRow>`
+            UPDATE runs SET status = i.status, ${completedSet(now)},
+              short_message = i.short_message, error_message = i.error_message,
+              cost_usd = i.cost_usd::numeric, fault_class = i.fault_class
+            FROM unnest(${runIds}::uuid[], ${column((c) => c.status)}::text[], ${column((c) => c.shortMessage)}::text[],
+                        ${column((c) => c.errorMessage)}::text[], ${column((c) => c.costUsd)}::text[],
+                        ${column((c) => c.faultClass)}::text[])
+              AS i(id, status, short_message, error_message, cost_usd, fault_class)
+            WHERE runs.id = i.id AND runs.worker_id = ${workerId} AND runs.status IN ('claimed', 'running')
+              AND runs.deadline_at > ${now}::timestamptz
+            RETURNING runs.*`,
+          now,
+          { runIds, ids: runIds.map(() => uuidv7()) }
+        )
+        yield* Effect.forEach(ended, published, { discard: true })
+        const done = new Set(ended.map((t) => t.run.id))
+        const missing = runIds.filter((id) => !done.has(id))
+        const rejected = missing.length === 0 ? [] : yield* rejections(workerId, missing, "complete")
+        return { ended, rejected }
+      }).pipe(hotSpan("Transitions.completeMany"))
 
     /**
      * Heartbeat or execution deadline passed: `timed_out`, `client` when the
@@ -261,13 +347,13 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
           RETURNING *`
         const ended = followUp
-          ? yield* terminal(update, now)
+          ? (yield* terminal(update, now, { runIds: [runId], ids: [uuidv7()] }))[0]
           : yield* Effect.map(Effect.orDie(update), (rows): Terminal | undefined =>
             rows[0] === undefined ? undefined : { run: rows[0], retry: undefined })
         yield* published(ended)
         return ended
       }).pipe(hotSpan("Transitions.timeOut", { runId }))
 
-    return { claim, claimMany, startMany, assignedTo, start, heartbeat, complete, timeOut } as const
+    return { claim, claimMany, startMany, assignedTo, start, heartbeat, complete, completeMany, timeOut } as const
   })
 }) {}

@@ -79,4 +79,30 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
           const terminal = yield* protocol.complete(workerId, runId, payload)
           return { run: toRun(terminal.run) }
         }))
+      .handle("completeMany", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const worker = yield* ownWorker(path.id)
+          const seen = new Set<string>()
+          for (const [i, item] of payload.runs.entries()) {
+            const runId = item.runId.toLowerCase()
+            if (seen.has(runId)) return yield* Effect.fail(ValidationError.field("runs", `runs[${i}]: run ${item.runId} is named twice`))
+            seen.add(runId)
+            if (item.status === "failed" && item.faultClass === "none") {
+              return yield* Effect.fail(ValidationError.field("runs", `runs[${i}].faultClass: a failed run's faultClass is infra or client`))
+            }
+          }
+          // A malformed id is no run of this worker's: 404 without asking the database.
+          const malformed = payload.runs.filter((item) => !isUuid(item.runId))
+          const wellFormed = payload.runs.flatMap((item) => isUuid(item.runId) ? [{ ...item, runId: item.runId.toLowerCase() }] : [])
+          const result = wellFormed.length === 0
+            ? { ended: [], rejected: [] }
+            : yield* protocol.completeMany(worker.workerId, wellFormed)
+          return {
+            runs: result.ended.map((terminal) => toRun(terminal.run)),
+            rejected: [
+              ...result.rejected,
+              ...malformed.map((item) => ({ runId: item.runId, status: 404 as const, error: "run not found" }))
+            ]
+          }
+        }))
   }))

@@ -4,7 +4,7 @@ import type { Conflict, NotFound } from "../Domain/Errors.js"
 import type { FaultClass, RunRow } from "../Runs/Run.js"
 import { Supervisor } from "./Supervisor.js"
 import { toMillis } from "./Time.js"
-import { type PolledRow, type Terminal, Transitions } from "./Transitions.js"
+import { type Completion, type PolledRow, type Rejected, type Terminal, Transitions } from "./Transitions.js"
 import { Wakeups } from "./Wakeups.js"
 import { hotSpan } from "../Config/Tracing.js"
 
@@ -137,21 +137,40 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
     const heartbeat = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
       transitions.heartbeat(workerId, runId)
 
-    const complete = (workerId: string, runId: string, request: CompleteRequest): Effect.Effect<Terminal, NotFound | Conflict> =>
-      Effect.gen(function*() {
-        const failed = request.status === "failed"
-        const terminal = yield* transitions.complete(workerId, runId, {
-          status: request.status,
-          shortMessage: request.stdout === undefined ? null : firstChars(clean(request.stdout), shortMessageChars),
-          errorMessage: failed && request.stderr !== undefined ? firstBytes(clean(request.stderr), errorMessageBytes) : null,
-          costUsd: request.costUsd ?? null,
-          faultClass: failed ? request.faultClass ?? "client" : "none"
-        })
-        yield* supervisor.release(runId)
-        if (terminal.retry !== undefined) yield* supervisor.assignAndWatch(terminal.retry.environment_id)
-        return terminal
-      }).pipe(Effect.annotateLogs({ workerId, runId }))
+    const completion = (request: CompleteRequest): Completion => {
+      const failed = request.status === "failed"
+      return {
+        status: request.status,
+        shortMessage: request.stdout === undefined ? null : firstChars(clean(request.stdout), shortMessageChars),
+        errorMessage: failed && request.stderr !== undefined ? firstBytes(clean(request.stderr), errorMessageBytes) : null,
+        costUsd: request.costUsd ?? null,
+        faultClass: failed ? request.faultClass ?? "client" : "none"
+      }
+    }
 
-    return { poll, claim, start, heartbeat, complete } as const
+    /** After runs ended here: their fibers have nothing left to do, and their retries need a worker. */
+    const ended = (terminals: ReadonlyArray<Terminal>) =>
+      Effect.gen(function*() {
+        for (const terminal of terminals) yield* supervisor.release(terminal.run.id)
+        const retried = new Set(terminals.flatMap((t) => t.retry === undefined ? [] : [t.retry.environment_id]))
+        for (const environmentId of retried) yield* supervisor.assignAndWatch(environmentId)
+      })
+
+    const complete = (workerId: string, runId: string, request: CompleteRequest): Effect.Effect<Terminal, NotFound | Conflict> =>
+      Effect.tap(transitions.complete(workerId, runId, completion(request)), (terminal) => ended([terminal])).pipe(
+        Effect.annotateLogs({ workerId, runId })
+      )
+
+    /** Several completes in one statement (`POST /workers/{id}/runs/complete`); each run is accepted or rejected on its own. */
+    const completeMany = (
+      workerId: string,
+      requests: ReadonlyArray<CompleteRequest & { readonly runId: string }>
+    ): Effect.Effect<{ readonly ended: ReadonlyArray<Terminal>; readonly rejected: ReadonlyArray<Rejected> }> =>
+      Effect.tap(
+        transitions.completeMany(workerId, requests.map((request) => ({ runId: request.runId, completion: completion(request) }))),
+        (result) => ended(result.ended)
+      ).pipe(Effect.annotateLogs({ workerId }))
+
+    return { poll, claim, start, heartbeat, complete, completeMany } as const
   })
 }) {}

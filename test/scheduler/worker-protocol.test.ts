@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { expect, layer as withLayer } from "@effect/vitest"
+import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { createTrigger, mintApiKey, registerWorker, setupEnvironment, type TestEnv } from "../support/Fixtures.js"
@@ -367,4 +367,93 @@ withLayer(layer(), { excludeTestServices: true })("worker protocol", (it) => {
       expect(runs2).toHaveLength(2)
       expect(runs2.map((r: any) => r.status)).toEqual(["failed", "failed"])
     }))
+
+  describe("batched complete (POST /workers/{id}/runs/complete)", () => {
+    const completeMany = (worker: Worker, runs: unknown) =>
+      call("POST", `/api/v1/workers/${worker.workerId}/runs/complete`, { bearer: worker.token, body: { runs } })
+
+    it.effect("completes each run as complete would; rejects the rest one by one with 404 or 409", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const worker = yield* registerWorker(env)
+        const other = yield* registerWorker(env)
+        const trigger = yield* createTrigger(env, { maxRetries: 1, workerId: worker.workerId })
+        const theirTrigger = yield* createTrigger(env, { name: "theirs", workerId: other.workerId })
+        const ok = yield* runningRun(env, trigger.id, worker)
+        const failed = yield* runningRun(env, trigger.id, worker)
+        const alsoFailed = yield* runningRun(env, trigger.id, worker)
+        const claimedOnly = yield* requestRun(env, trigger.id)
+        expect((yield* op(worker, claimedOnly, "claim")).status).toBe(200)
+        const done = yield* runningRun(env, trigger.id, worker)
+        expect((yield* op(worker, done, "complete", { status: "succeeded" })).status).toBe(200)
+        const theirs = yield* runningRun(env, theirTrigger.id, other)
+        const unknown = "01a20584-0794-7013-9a44-9e3ec729b4ea"
+
+        const res = yield* completeMany(worker, [
+          { runId: ok, status: "succeeded", stdout: "fine", costUsd: "0.5" },
+          { runId: failed, status: "failed", stderr: "boom" },
+          { runId: alsoFailed.toUpperCase(), status: "failed", faultClass: "infra" },
+          { runId: claimedOnly, status: "succeeded" },
+          { runId: done, status: "succeeded" },
+          { runId: theirs, status: "succeeded" },
+          { runId: unknown, status: "succeeded" },
+          { runId: "nope", status: "succeeded" }
+        ])
+        expect(res.status).toBe(200)
+        const byId = new Map(res.body.runs.map((r: any) => [r.id, r]))
+        expect([...byId.keys()].sort()).toEqual([ok, failed, alsoFailed, claimedOnly].sort())
+        expect(byId.get(ok)).toMatchObject({ status: "succeeded", shortMessage: "fine", costUsd: "0.5", faultClass: "none" })
+        expect(byId.get(failed)).toMatchObject({ status: "failed", errorMessage: "boom", faultClass: "client" })
+        expect(byId.get(alsoFailed)).toMatchObject({ status: "failed", faultClass: "infra" })
+        expect(byId.get(claimedOnly)).toMatchObject({ status: "succeeded", startedAt: null })
+        expect(res.body.rejected).toEqual(expect.arrayContaining([
+          { runId: done, status: 409, error: "cannot complete: run is succeeded" },
+          { runId: theirs, status: 404, error: "run not found" },
+          { runId: unknown, status: 404, error: "run not found" },
+          { runId: "nope", status: 404, error: "run not found" }
+        ]))
+        expect(res.body.rejected).toHaveLength(4)
+        expect((yield* row(theirs)).status).toBe("running")
+
+        // Both failures had a retry left: two retries, each its own run.
+        const sql = yield* SqlClient.SqlClient
+        const retries = yield* sql<{ id: string; retry_of_run_id: string; attempt: number }>`
+          SELECT id, retry_of_run_id, attempt FROM runs WHERE retry_of_run_id IS NOT NULL AND trigger_id = ${trigger.id}`
+        expect(retries.map((r) => r.retry_of_run_id).sort()).toEqual([failed, alsoFailed].sort())
+        expect(new Set(retries.map((r) => r.id)).size).toBe(2)
+        expect(retries.every((r) => r.attempt === 2)).toBe(true)
+      }))
+
+    it.effect("400 for an empty or oversized batch, a run named twice or a failed run with faultClass none; nothing changes", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const worker = yield* registerWorker(env)
+        const trigger = yield* createTrigger(env, { workerId: worker.workerId })
+        const a = yield* runningRun(env, trigger.id, worker)
+        const b = yield* runningRun(env, trigger.id, worker)
+        const empty = yield* completeMany(worker, [])
+        expect(empty.status).toBe(400)
+        expect(empty.body.details.fieldErrors.runs).toBeDefined()
+        const many = Array.from({ length: 101 }, () => ({ runId: a, status: "succeeded" }))
+        expect((yield* completeMany(worker, many)).status).toBe(400)
+        const twice = yield* completeMany(worker, [{ runId: a, status: "succeeded" }, { runId: a.toUpperCase(), status: "failed" }])
+        expect(twice.status).toBe(400)
+        expect(twice.body.details.fieldErrors.runs[0]).toContain("named twice")
+        const none = yield* completeMany(worker, [{ runId: b, status: "succeeded" }, { runId: a, status: "failed", faultClass: "none" }])
+        expect(none.status).toBe(400)
+        const shape = yield* completeMany(worker, [{ runId: a, status: "done" }])
+        expect(shape.status).toBe(400)
+        expect(shape.body.details.fieldErrors.runs).toBeDefined()
+        expect((yield* row(a)).status).toBe("running")
+        expect((yield* row(b)).status).toBe("running")
+        // Another worker's path is 404; no token is 401.
+        const other = yield* registerWorker(env)
+        const foreign = yield* call("POST", `/api/v1/workers/${other.workerId}/runs/complete`, {
+          bearer: worker.token,
+          body: { runs: [{ runId: a, status: "succeeded" }] }
+        })
+        expect(foreign.status).toBe(404)
+        expect((yield* call("POST", `/api/v1/workers/${worker.workerId}/runs/complete`, { body: { runs: [] } })).status).toBe(401)
+      }))
+  })
 })

@@ -23,20 +23,25 @@ const handoffLayer = Layer.mergeAll(schedulerOnly(), DeliveriesRepo.Default).pip
 )
 
 /** A stand-in delivery loop that records what it is handed, and can be full. */
-const fakeLoop = (leaseMillis = 30_000) => {
+const fakeLoop = (leaseMillis = 30_000, capacity = Infinity) => {
   const handed: Array<OutboxRow> = []
   let cancelled = 0
   let room = true
+  let taken = 0
   const loop = {
-    reserve: (): Slot | undefined =>
-      room
-        ? {
-          owner: "loop-under-test",
-          leaseMillis,
-          hand: (row) => Effect.sync(() => void handed.push(row)),
-          cancel: Effect.sync(() => void cancelled++)
-        }
-        : undefined
+    reserve: (): Slot | undefined => {
+      if (!room || taken >= capacity) return undefined
+      taken++
+      return {
+        owner: "loop-under-test",
+        leaseMillis,
+        hand: (row) => Effect.sync(() => void handed.push(row)),
+        cancel: Effect.sync(() => {
+          taken--
+          cancelled++
+        })
+      }
+    }
   }
   return {
     loop,
@@ -183,4 +188,31 @@ it.live("a handed row whose instance dies is leased by another loop once its lea
     expect(taken.map((row) => row.run_id)).toEqual([runId])
     expect(taken[0]!.attempts).toBe(0)
     expect(taken[0]!.payload).toBe(fake.handed[0]!.payload)
+  }).pipe(Effect.scoped, Effect.provide(handoffLayer)))
+
+it.live("a batched complete hands each webhook it wrote; with room for fewer than the batch, all are announced instead", () =>
+  Effect.gen(function*() {
+    const handoff = yield* DeliveryHandoff
+    const protocol = yield* WorkerProtocol
+    const at = yield* seed(new Date())
+    const hooked = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
+    const plain = yield* addTrigger(at.environmentId, { webhookUrl: null })
+    const fake = fakeLoop(30_000, 3)
+    yield* handoff.attach(fake.loop)
+
+    const batch = [yield* runningRun(at, hooked), yield* runningRun(at, plain), yield* runningRun(at, hooked)]
+    const result = yield* protocol.completeMany(at.workerId, batch.map((runId) => ({ runId, status: "succeeded" as const })))
+    expect(result.ended.map((t) => t.run.id).sort()).toEqual([...batch].sort())
+    // Three places taken, two rows written: two handed, one place given back.
+    expect(fake.handed.map((row) => row.run_id).sort()).toEqual([batch[0], batch[2]].sort())
+    expect(fake.cancelled()).toBe(1)
+    for (const row of fake.handed) expect(JSON.parse(row.payload).runId).toBe(row.run_id)
+
+    // Two runs, room for one (the two handed are still in flight in the fake loop): none handed.
+    const next = [yield* runningRun(at, hooked), yield* runningRun(at, hooked)]
+    const announced = yield* listening
+    yield* protocol.completeMany(at.workerId, next.map((runId) => ({ runId, status: "succeeded" as const })))
+    expect([...(yield* announced)].sort()).toEqual([...next].sort())
+    expect(fake.handed).toHaveLength(2)
+    for (const runId of next) expect((yield* outboxRow(runId))!.lease_owner).toBeNull()
   }).pipe(Effect.scoped, Effect.provide(handoffLayer)))
