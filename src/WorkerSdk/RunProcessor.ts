@@ -5,7 +5,9 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type { PipelineClient } from "../Client.js"
+import { costPattern } from "../Domain/Decimal.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
+import type { CompletePayload, Completions } from "./Completions.js"
 import { fatalUnauthorized, WorkerUnauthorized } from "./Errors.js"
 import { describe, retryTransient } from "./Transient.js"
 import type { RunResult, WorkerOptions, WorkerRun } from "./Types.js"
@@ -50,50 +52,60 @@ const messageOf = (cause: Cause.Cause<unknown>): string => {
   }
 }
 
+/** Requests a run transition: true once done; false when refused (404/409: the run is no longer ours to move). */
+export const transition = (
+  call: Effect.Effect<unknown, unknown>,
+  what: string,
+  retries: Schedule.Schedule<unknown, unknown>
+): Effect.Effect<boolean, WorkerUnauthorized> =>
+  retryTransient(call.pipe(Effect.timeout("30 seconds")), what, retries).pipe(
+    Effect.as(true),
+    fatalUnauthorized,
+    Effect.catchAll((error) =>
+      error instanceof WorkerUnauthorized
+        ? Effect.fail(error)
+        : Effect.as(
+          Effect.logWarning(`${what}: refused`).pipe(Effect.annotateLogs({ reason: describe(error) })),
+          false
+        )
+    )
+  )
+
+/** How many times a complete is retried after transient failures. */
+export const completeRetries = (schedule: Schedule.Schedule<unknown, unknown>) =>
+  schedule.pipe(Schedule.intersect(Schedule.recurs(8)), Schedule.asVoid)
+
 export const makeRunProcessor = <E, R>(
   client: PipelineClient,
   workerId: string,
   options: WorkerOptions<E, R>,
   fraction: number,
-  schedule: Schedule.Schedule<unknown, unknown>
+  schedule: Schedule.Schedule<unknown, unknown>,
+  /** Coalesces completes into batched calls (with `claimOnPoll`); without it, each run completes on its own. */
+  completions?: Completions | undefined
 ) =>
 (run: WorkerRun): Effect.Effect<void, WorkerUnauthorized, R> => {
   const path = { id: workerId, runId: run.id }
-  // Requests a run transition; 404/409 mean the run is no longer ours to move.
-  const transition = (
-    call: Effect.Effect<unknown, unknown>,
-    what: string,
-    retries: Schedule.Schedule<unknown, unknown>
-  ): Effect.Effect<boolean, WorkerUnauthorized> =>
-    retryTransient(call.pipe(Effect.timeout("30 seconds")), what, retries).pipe(
-      Effect.as(true),
-      fatalUnauthorized,
-      Effect.catchAll((error) =>
-        error instanceof WorkerUnauthorized
-          ? Effect.fail(error)
-          : Effect.as(
-            Effect.logWarning(`${what}: refused`).pipe(Effect.annotateLogs({ reason: describe(error) })),
-            false
-          )
-      )
-    )
-
-  const completeRetries = schedule.pipe(Schedule.intersect(Schedule.recurs(8)), Schedule.asVoid)
-  const complete = (result: RunResult, retries = completeRetries) =>
-    transition(
-      client.workerProtocol.complete({
-        path,
-        payload: {
-          status: result.status,
-          ...(result.stdout !== undefined ? { stdout: firstChars(result.stdout, stdoutChars) } : {}),
-          ...(result.stderr !== undefined ? { stderr: firstBytes(result.stderr, stderrBytes) } : {}),
-          ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
-          ...(result.status === "failed" ? { faultClass: result.faultClass ?? "client" } : {})
-        }
-      }),
-      "completing the run",
-      retries
-    ).pipe(Effect.tap((done) => done ? Effect.logInfo("run completed").pipe(Effect.annotateLogs({ status: result.status })) : Effect.void))
+  // At shutdown a run completes on its own with a short retry schedule, never waiting behind a batch.
+  const complete = (result: RunResult, retries?: Schedule.Schedule<unknown, unknown>) => {
+    // A malformed cost would fail the request's encoding, and so the whole
+    // result: it is left out (and said so), the rest is recorded.
+    const cost = result.costUsd !== undefined && costPattern.test(result.costUsd) ? result.costUsd : undefined
+    const payload: CompletePayload = {
+      status: result.status,
+      ...(result.stdout !== undefined ? { stdout: firstChars(result.stdout, stdoutChars) } : {}),
+      ...(result.stderr !== undefined ? { stderr: firstBytes(result.stderr, stderrBytes) } : {}),
+      ...(cost !== undefined ? { costUsd: cost } : {}),
+      ...(result.status === "failed" ? { faultClass: result.faultClass ?? "client" } : {})
+    }
+    const warned = cost === result.costUsd
+      ? Effect.void
+      : Effect.logWarning("costUsd left out: not a decimal string with up to 12 integer and 8 fraction digits")
+    const sent = Effect.zipRight(warned, completions !== undefined && retries === undefined
+      ? completions.complete(run.id, payload)
+      : transition(client.workerProtocol.complete({ path, payload }), "completing the run", retries ?? completeRetries(schedule)))
+    return Effect.tap(sent, (done) => done ? Effect.logInfo("run completed").pipe(Effect.annotateLogs({ status: result.status })) : Effect.void)
+  }
 
   const heartbeatEvery = Duration.millis(Math.max(500, run.trigger.heartbeatTimeoutSeconds * 1000 * fraction))
   // A few quick retries: a heartbeat that waits for the full backoff would come too late anyway.

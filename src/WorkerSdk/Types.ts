@@ -40,7 +40,11 @@ export interface WorkerOptions<E, R> {
   readonly handler: (run: WorkerRun) => Effect.Effect<RunResult, E, R>
   /** Long-poll wait, 0..30 seconds. Default 30. */
   readonly pollWaitSeconds?: number | undefined
-  /** Claim and start runs in the poll call itself (`claim=true&max=K&start=true`). Default false. */
+  /**
+   * The fast-worker extensions: runs are claimed and started by the poll itself
+   * (`claim=true&max=K&start=true`), and completes that finish while one is in
+   * flight go out together (`POST /workers/{id}/runs/complete`). Default false.
+   */
   readonly claimOnPoll?: boolean | undefined
   /** Heartbeat every this fraction of the run's `heartbeatTimeoutSeconds`. Default 1/3. */
   readonly heartbeatFraction?: number | undefined

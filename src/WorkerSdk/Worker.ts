@@ -9,7 +9,8 @@ import { makeClient } from "../Client.js"
 import { NotFound } from "../Domain/Errors.js"
 import { awaitService, register, validateBaseUrl } from "./Connect.js"
 import { fatalUnauthorized, WorkerConfigError, type WorkerError, type WorkerRegistrationError, WorkerUnauthorized } from "./Errors.js"
-import { makeRunProcessor } from "./RunProcessor.js"
+import * as Completions from "./Completions.js"
+import { completeRetries, makeRunProcessor, transition } from "./RunProcessor.js"
 import { defaultRetrySchedule, describe, retryTransient } from "./Transient.js"
 import type { WorkerCredentials, WorkerOptions } from "./Types.js"
 
@@ -41,6 +42,13 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
     const workerId = credentials.workerId
     const client = yield* makeClient(url, { bearer: credentials.token })
 
+    // Fast workers batch their completes. Made before the in-flight set, so at
+    // shutdown its sender stops after the last run has completed through it.
+    const completions = options.claimOnPoll === true
+      ? yield* Completions.make(client, workerId, completeRetries(schedule), (runId, payload) =>
+        transition(client.workerProtocol.complete({ path: { id: workerId, runId }, payload }), "completing the run", completeRetries(schedule)))
+      : undefined
+
     const active = yield* SubscriptionRef.make(0)
     const inFlight = yield* FiberSet.make<void, WorkerUnauthorized>()
     // Added after the FiberSet, so it runs first when the scope closes: in-flight
@@ -58,7 +66,7 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
       })
     )
 
-    const processRun = makeRunProcessor(client, workerId, options, fraction, schedule)
+    const processRun = makeRunProcessor(client, workerId, options, fraction, schedule, completions)
 
     const waitForSlot = active.changes.pipe(Stream.filter((n) => n < concurrency), Stream.take(1), Stream.runDrain)
 
