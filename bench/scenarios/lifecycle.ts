@@ -38,8 +38,9 @@ export interface LifecycleFigures {
 
 /**
  * N runs through the full HTTP path: POST /run, long-poll, claim, start,
- * complete, and the webhook delivered to a local receiver (batched: the poll
- * claims and starts up to `batch` runs, then one complete each). End-to-end time is
+ * complete, and the webhook delivered to a local receiver (batched, as the
+ * worker SDK's claimOnPoll: the poll claims and starts up to `batch` runs,
+ * and their completes are coalesced into batched calls). End-to-end time is
  * from the first request to the last webhook received.
  */
 export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> => {
@@ -82,9 +83,45 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
   // once every run is requested, give up a minute after the last one arrived.
   let lastReceived = Date.now()
   const stalled = () => requested >= o.runs && Date.now() - lastReceived > 60_000
+  /**
+   * Completes as the worker SDK's claimOnPoll does: what finishes while a
+   * batched complete is in flight goes out together in the next one.
+   */
+  const completer = (worker: Worker) => {
+    let queue: Array<{ readonly runId: string; readonly done: () => void }> = []
+    let sending = false
+    const flush = async () => {
+      while (queue.length > 0) {
+        const batch = queue.slice(0, 100)
+        queue = queue.slice(100)
+        const res = await o.client.request("POST", `/api/v1/workers/${worker.id}/runs/complete`, {
+          headers: { authorization: `Bearer ${worker.token}` },
+          body: { runs: batch.map((item) => ({ runId: item.runId, status: "succeeded", stdout: "ok", costUsd: "0.001" })) }
+        })
+        if (res.status !== 200) errors += batch.length
+        else {
+          for (const run of res.body.runs) endedAt.set(run.id, Date.parse(run.endedAt))
+          errors += res.body.rejected.length
+        }
+        completed += batch.length
+        for (const item of batch) item.done()
+      }
+      sending = false
+    }
+    return (runId: string) =>
+      new Promise<void>((done) => {
+        queue.push({ runId, done })
+        if (!sending) {
+          sending = true
+          queueMicrotask(() => void flush())
+        }
+      })
+  }
+
   const work = async (worker: Worker) => {
-    // Batched: claimed and started in the poll (`start=true`), as the worker SDK's claimOnPoll does.
+    // Batched: claimed and started in the poll (`start=true`), completes coalesced, as the worker SDK's claimOnPoll does.
     const query = o.batch > 0 ? `wait=1&claim=true&max=${o.batch}&start=true` : "wait=1"
+    const complete = completer(worker)
     while (completed < o.runs && !stalled()) {
       const res = await o.client.request("GET", `/api/v1/workers/${worker.id}/poll?${query}`, {
         headers: { authorization: `Bearer ${worker.token}` }
@@ -100,6 +137,7 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
         receivedAt.set(run.id, now)
         if (run.status === "assigned") await step(worker, `${run.id}/claim`)
         if (run.status !== "running") await step(worker, `${run.id}/start`)
+        if (o.batch > 0) return complete(run.id)
         const done = await step(worker, `${run.id}/complete`, { status: "succeeded", stdout: "ok", costUsd: "0.001" })
         if (done.status === 200) endedAt.set(run.id, Date.parse(done.body.run.endedAt))
         completed++
