@@ -135,10 +135,14 @@ const printTable = (r: any) => {
     const g = db === "postgres" ? r.graphile : undefined
     const ratio = (v: number, ref: number) => (ref ? ` (${(v / ref).toFixed(2)}×)` : "")
     add(`[${db}] lifecycle runs/s, one call per step`, `${x.stepwise.runsPerSec}${g ? ratio(x.stepwise.runsPerSec, g.unbatchedJobsPerSec) : ""}`, g ? `graphile unbatched ${Math.round(g.unbatchedJobsPerSec)} jobs/s` : "")
-    add(`[${db}] lifecycle runs/s, batched poll`, `${x.batched.runsPerSec}${g ? ratio(x.batched.runsPerSec, g.batchedJobsPerSec) : ""}`, g ? `graphile batched ${Math.round(g.batchedJobsPerSec)} jobs/s` : "")
+    // The issue's target compares against graphile's unbatched figure; its batched one is printed beside it.
+    const batchedRatios = g
+      ? ` (${(x.batched.runsPerSec / g.unbatchedJobsPerSec).toFixed(2)}× unbatched, ${(x.batched.runsPerSec / g.batchedJobsPerSec).toFixed(2)}× batched)`
+      : ""
+    add(`[${db}] lifecycle runs/s, batched poll`, `${x.batched.runsPerSec}${batchedRatios}`, g ? `graphile batched ${Math.round(g.batchedJobsPerSec)} jobs/s` : "")
     add(`[${db}] dispatch at idle p50/p95/p99 ms`, `${x.idle.p50} / ${x.idle.p95} / ${x.idle.p99}`, g ? `graphile ${g.dispatch.p50} / ${g.dispatch.p95} / ${g.dispatch.p99}` : "")
     add(`[${db}] dispatch at ${x.loaded.rate}/s p50/p99 ms`, `${x.loaded.dispatch.p50} / ${x.loaded.dispatch.p99}`)
-    add(`[${db}] webhook at 500/s p50/p99 ms`, `${x.webhook500.webhook.p50} / ${x.webhook500.webhook.p99}`)
+    add(`[${db}] webhook p50/p99 ms, runs requested at 500/s (reached ${x.webhook500.runsPerSec}/s)`, `${x.webhook500.webhook.p50} / ${x.webhook500.webhook.p99}`)
     const cpu = (c: any) => c ? `${c.service} / ${c.postgres} / ${c.bench}` : "n/a"
     add(`[${db}] CPU ms per run: service / Postgres / bench, one call per step`, cpu(x.stepwise.cpuMsPerRun))
     add(`[${db}] CPU ms per run: service / Postgres / bench, batched poll`, cpu(x.batched.cpuMsPerRun))
