@@ -51,6 +51,8 @@ export const steps = async (o: {
       ...(body === undefined ? {} : { body })
     }).then((reply) => expectStatus(reply, 200, step))
 
+  // BENCH_STEPS=request stops after the first step (to profile run requests alone).
+  const requestOnly = process.env.BENCH_STEPS === "request"
   await measure("request", () =>
     inParallel(16, async () => {
       expectStatus(
@@ -59,6 +61,7 @@ export const steps = async (o: {
         "run"
       )
     }))
+  if (requestOnly) return figures
   const claimed: Array<{ readonly worker: Worker; readonly runId: string }> = []
   await measure("claim (batched poll)", async () => {
     await Promise.all(workers.map(async (worker) => {
