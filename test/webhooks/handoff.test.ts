@@ -90,14 +90,22 @@ const listening = Effect.gen(function*() {
   return Effect.map(Fiber.join(fiber), Chunk.toReadonlyArray)
 })
 
-it.live("a terminal transition hands its webhook row, leased, to this instance's loop; nothing is announced", () =>
+const hookUrl = "https://hooks.example.com/done"
+
+/** A seeded environment and worker, a trigger with a webhook, and `fake` attached as this instance's loop (when given). */
+const arrange = (fake?: ReturnType<typeof fakeLoop>) =>
   Effect.gen(function*() {
     const handoff = yield* DeliveryHandoff
-    const protocol = yield* WorkerProtocol
-    const fake = fakeLoop()
-    yield* handoff.attach(fake.loop)
+    if (fake !== undefined) yield* handoff.attach(fake.loop)
     const at = yield* seed(new Date())
-    const triggerId = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
+    const hooked = yield* addTrigger(at.environmentId, { webhookUrl: hookUrl })
+    return { handoff, protocol: yield* WorkerProtocol, at, hooked }
+  })
+
+it.live("a terminal transition hands its webhook row, leased, to this instance's loop; nothing is announced", () =>
+  Effect.gen(function*() {
+    const fake = fakeLoop()
+    const { at, hooked: triggerId, protocol } = yield* arrange(fake)
     const runId = yield* runningRun(at, triggerId)
 
     const announced = yield* listening
@@ -106,7 +114,7 @@ it.live("a terminal transition hands its webhook row, leased, to this instance's
 
     expect(fake.handed.map((row) => row.run_id)).toEqual([runId])
     const row = fake.handed[0]!
-    expect(row).toMatchObject({ trigger_id: triggerId, url: "https://hooks.example.com/done", secret_enc: "k1:sealed", attempts: 0 })
+    expect(row).toMatchObject({ trigger_id: triggerId, url: hookUrl, secret_enc: "k1:sealed", attempts: 0 })
     // The same bytes the lease path renders from the stored terminal run.
     const stored = yield* storedRun(runId)
     expect(row.payload).toBe(payloadOf(stored as unknown as TerminalRun))
@@ -121,12 +129,8 @@ it.live("a terminal transition hands its webhook row, leased, to this instance's
 
 it.live("a transition that changes nothing, or a run without a webhook, gives its place back", () =>
   Effect.gen(function*() {
-    const handoff = yield* DeliveryHandoff
-    const protocol = yield* WorkerProtocol
     const fake = fakeLoop()
-    yield* handoff.attach(fake.loop)
-    const at = yield* seed(new Date())
-    const hooked = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
+    const { at, hooked, protocol } = yield* arrange(fake)
     const runId = yield* runningRun(at, hooked)
     yield* protocol.complete(at.workerId, runId, { status: "failed", stderr: "boom" })
     expect(fake.handed.length).toBe(1)
@@ -146,10 +150,7 @@ it.live("a transition that changes nothing, or a run without a webhook, gives it
 
 it.live("a full loop (or none attached): the row is stored free and announced for any instance to lease", () =>
   Effect.gen(function*() {
-    const handoff = yield* DeliveryHandoff
-    const protocol = yield* WorkerProtocol
-    const at = yield* seed(new Date())
-    const triggerId = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
+    const { at, handoff, hooked: triggerId, protocol } = yield* arrange()
 
     const unattached = yield* runningRun(at, triggerId)
     const first = yield* listening
@@ -170,14 +171,10 @@ it.live("a full loop (or none attached): the row is stored free and announced fo
 
 it.live("a handed row whose instance dies is leased by another loop once its lease expires, as it was handed", () =>
   Effect.gen(function*() {
-    const handoff = yield* DeliveryHandoff
-    const protocol = yield* WorkerProtocol
     const repo = yield* DeliveriesRepo
     // This loop takes the row and never delivers it: the instance died.
     const fake = fakeLoop(400)
-    yield* handoff.attach(fake.loop)
-    const at = yield* seed(new Date())
-    const triggerId = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
+    const { at, hooked: triggerId, protocol } = yield* arrange(fake)
     const runId = yield* runningRun(at, triggerId)
     yield* protocol.complete(at.workerId, runId, { status: "succeeded", stdout: "late" })
     expect(fake.handed.length).toBe(1)
@@ -192,13 +189,9 @@ it.live("a handed row whose instance dies is leased by another loop once its lea
 
 it.live("a batched complete hands each webhook it wrote; with room for fewer than the batch, all are announced instead", () =>
   Effect.gen(function*() {
-    const handoff = yield* DeliveryHandoff
-    const protocol = yield* WorkerProtocol
-    const at = yield* seed(new Date())
-    const hooked = yield* addTrigger(at.environmentId, { webhookUrl: "https://hooks.example.com/done" })
-    const plain = yield* addTrigger(at.environmentId, { webhookUrl: null })
     const fake = fakeLoop(30_000, 3)
-    yield* handoff.attach(fake.loop)
+    const { at, hooked, protocol } = yield* arrange(fake)
+    const plain = yield* addTrigger(at.environmentId, { webhookUrl: null })
 
     const batch = [yield* runningRun(at, hooked), yield* runningRun(at, plain), yield* runningRun(at, hooked)]
     const result = yield* protocol.completeMany(at.workerId, batch.map((runId) => ({ runId, status: "succeeded" as const })))
