@@ -49,7 +49,6 @@ export const ServicesLive = Layer.mergeAll(
   Workspaces.Default,
   Environments.Default,
   Members.Default,
-  ApiKeys.Default,
   UrlGuard.Default,
   DeliveriesRepo.Default,
   TriggersRepo.Default,
@@ -58,7 +57,11 @@ export const ServicesLive = Layer.mergeAll(
   Workers.Default,
   WorkersRepo.Default,
   Dashboard.Default
-).pipe(Layer.provideMerge(Origins.Default))
+).pipe(
+  // One ApiKeys for all: it holds the verified-key cache that deleting a key or an environment clears.
+  Layer.provideMerge(ApiKeys.Default),
+  Layer.provideMerge(Origins.Default)
+)
 
 /**
  * Background fibers that run beside the HTTP server (run supervision, webhook

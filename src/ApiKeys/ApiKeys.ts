@@ -137,7 +137,6 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
           DELETE FROM api_keys WHERE id = ${keyId} AND environment_id = ${environmentId} RETURNING name, prefix`
         const row = rows[0]
         if (!row) return yield* Effect.fail(NotFound.of("API key"))
-        trusted.forgetWhere((key) => key.keyId === keyId)
         yield* audit.record({
           environmentId,
           actor,
@@ -146,9 +145,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
           targetId: keyId,
           metadata: { name: row.name, prefix: row.prefix }
         })
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.remove"))
+      }).pipe(
+        sql.withTransaction,
+        // After the commit: a request verifying the key before it would trust it again.
+        Effect.zipLeft(Effect.sync(() => trusted.forgetWhere((key) => key.keyId === keyId))),
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("ApiKeys.remove")
+      )
 
-    return { list, create, remove, authenticate } as const
+    /** The environment's keys are gone (deleted with it): this instance stops trusting them at once. */
+    const forgetEnvironment = (environmentId: string): Effect.Effect<void> =>
+      Effect.sync(() => trusted.forgetWhere((key) => key.environmentId === environmentId))
+
+    return { list, create, remove, authenticate, forgetEnvironment } as const
   }),
   dependencies: [AuditLog.Default]
 }) {}

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import type { Actor } from "../Auth/Security.js"
+import { ApiKeys } from "../ApiKeys/ApiKeys.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
 import { activeStatuses } from "../Runs/Run.js"
@@ -12,6 +13,8 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const audit = yield* AuditLog
+    // Required, not a dependency: it must be the instance authentication uses (see `App.ServicesLive`).
+    const apiKeys = yield* ApiKeys
 
     const rename = (actor: Actor, id: string, name: string): Effect.Effect<Environment, NotFound> =>
       Effect.gen(function*() {
@@ -59,6 +62,8 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
         yield* Effect.logInfo("environment deleted").pipe(Effect.annotateLogs({ environmentId: id }))
       }).pipe(
         sql.withTransaction,
+        // Its API keys went with it (ON DELETE CASCADE); after the commit, so none is verified again in between.
+        Effect.zipLeft(apiKeys.forgetEnvironment(id)),
         Effect.catchTag("SqlError", Effect.die),
         Effect.withSpan("Environments.remove")
       )
