@@ -168,7 +168,8 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
         const rest = once.pipe(Effect.repeat({ while: more }), Effect.ensuring(done))
         // Uninterruptible: a caller that goes away must not drop the extra passes others asked for.
         return once.pipe(
-          Effect.tap(() => more() ? Effect.asVoid(Effect.forkIn(rest, scope)) : done),
+          // Interruptible: forked here it would inherit this region's flags and hold up shutdown.
+          Effect.tap(() => more() ? Effect.asVoid(Effect.forkIn(Effect.interruptible(rest), scope)) : done),
           Effect.onError(() => done),
           Effect.uninterruptible
         )

@@ -213,9 +213,17 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
       inFlight--
       return saturated && inFlight <= resumeAt ? signal : Effect.void
     })
-    /** Starts the delivery of a row leased to us, its place (`inFlight`) already taken. */
+    /**
+     * Starts the delivery of a row leased to us, its place (`inFlight`) already
+     * taken. Interruptible explicitly: a fiber inherits its parent's
+     * interruptibility, and a handed row comes from the terminal transition's
+     * uninterruptible region; shutdown must still be able to stop it.
+     */
     const admit = (row: OutboxRow) =>
-      FiberSet.run(fibers, deliver(row).pipe(Effect.ensuring(finished), Effect.annotateLogs({ service: "webhook-delivery" })))
+      FiberSet.run(
+        fibers,
+        Effect.interruptible(deliver(row).pipe(Effect.ensuring(finished), Effect.annotateLogs({ service: "webhook-delivery" })))
+      )
 
     /** Leases what there is room for; answers how long to wait before looking again. */
     const poll = Effect.gen(function*() {
