@@ -5,16 +5,22 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../../src/Db/Notifications.js"
 import type { RunRow } from "../../src/Runs/Run.js"
 import { Transitions } from "../../src/Scheduler/Transitions.js"
 import { WorkerProtocol } from "../../src/Scheduler/WorkerProtocol.js"
+import { layerWith as configWith } from "../../src/Config/AppConfig.js"
+import { SecretBox } from "../../src/Crypto/SecretBox.js"
 import { DeliveriesRepo, type OutboxRow } from "../../src/Webhooks/DeliveriesRepo.js"
+import * as DeliveryWorker from "../../src/Webhooks/DeliveryWorker.js"
 import { DeliveryHandoff, type Slot } from "../../src/Webhooks/Handoff.js"
 import { outboxChannel } from "../../src/Webhooks/Outbox.js"
 import { payloadOf, type TerminalRun } from "../../src/Webhooks/Payload.js"
+import { UrlGuard } from "../../src/Webhooks/UrlGuard.js"
 import { addTrigger, databaseLayer, requestRun, schedulerOnly, seed, type Seed } from "../scheduler/support.js"
+import { receiver } from "./support.js"
 
 /** The scheduler on a fresh database with a handoff the test attaches its own loop to, in real time. */
 const handoffLayer = Layer.mergeAll(schedulerOnly(), DeliveriesRepo.Default).pipe(
@@ -209,3 +215,35 @@ it.live("a batched complete hands each webhook it wrote; with room for fewer tha
     expect(fake.handed).toHaveLength(2)
     for (const runId of next) expect((yield* outboxRow(runId))!.lease_owner).toBeNull()
   }).pipe(Effect.scoped, Effect.provide(handoffLayer)))
+
+/** The scheduler with the real delivery loop's services (the loop itself is started per test). */
+const withDelivery = Layer.mergeAll(schedulerOnly(), DeliveriesRepo.Default, SecretBox.Default, UrlGuard.Default).pipe(
+  Layer.provideMerge(DeliveryHandoff.layer),
+  Layer.provideMerge(configWith({ webhookAllowPrivateNetworks: true })),
+  Layer.provideMerge(databaseLayer)
+)
+
+it.live("shutting the loop down stops a handed delivery in flight at once and hands its row back", () =>
+  Effect.gen(function*() {
+    const rx = yield* receiver
+    rx.script("/slow", ["hang"])
+    const box = yield* SecretBox
+    const sql = yield* SqlClient.SqlClient
+    const { at, hooked, protocol } = yield* arrange()
+    yield* sql`UPDATE triggers SET webhook_url = ${rx.url("/slow")}, webhook_secret_enc = ${box.seal("handoff-secret")} WHERE id = ${hooked}`
+    const loopScope = yield* Scope.make()
+    yield* Layer.buildWithScope(DeliveryWorker.layer, loopScope)
+    const runId = yield* runningRun(at, hooked)
+    yield* protocol.complete(at.workerId, runId, { status: "succeeded" })
+    // Handed to the loop (never announced) and being sent: the receiver holds the request.
+    for (let i = 0; i < 250 && rx.received("/slow").length === 0; i++) yield* Effect.sleep("20 millis")
+    expect(rx.received("/slow")).toHaveLength(1)
+    expect((yield* outboxRow(runId))!.lease_owner).not.toBeNull()
+
+    const started = Date.now()
+    yield* Scope.close(loopScope, Exit.void)
+    expect(Date.now() - started).toBeLessThan(2_000)
+    const row = (yield* outboxRow(runId))!
+    expect(row.lease_owner).toBeNull()
+    expect(row.attempts).toBe(0)
+  }).pipe(Effect.scoped, Effect.provide(withDelivery)), { timeout: 30_000 })
