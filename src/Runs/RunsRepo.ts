@@ -125,7 +125,8 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
               ${workerLoad(sql)}
               WHERE ${workerOnline(sql, now, place.workerOfflineAfterSeconds)}
                 AND load.waiting < ${place.maxAssignedPerWorker}
-              ORDER BY load.active, w.id
+              -- The fewest active runs (the contract's rule); among equals, a worker whose poll waits here.
+              ORDER BY load.active, w.id = ANY(${place.claimFor ?? []}::uuid[]) DESC, w.id
               LIMIT 1
             )`
         }, created AS (

@@ -268,6 +268,22 @@ withLayer(layer(), { excludeTestServices: true })("worker protocol", (it) => {
       expect(Date.now() - t0).toBeGreaterThanOrEqual(900)
     }))
 
+  it.effect("among workers with equally few active runs, a new run goes to the one whose claim poll is waiting", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const first = yield* registerWorker(env)
+      const waiting = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env)
+      // Both idle; without the tie-break the lower id (the first) would get it and the waiting poll nothing.
+      const fiber = yield* Effect.fork(poll(waiting, "?wait=10&claim=true"))
+      yield* Effect.sleep("300 millis")
+      const runId = yield* requestRun(env, trigger.id)
+      const res = yield* Fiber.join(fiber)
+      expect(res.body.runs.map((r: any) => [r.id, r.status])).toEqual([[runId, "claimed"]])
+      expect((yield* row(runId)).worker_id).toBe(waiting.workerId)
+      expect(first.workerId < waiting.workerId).toBe(true)
+    }))
+
   it.effect("batched claim polls racing a stream of run requests: every run reaches exactly one poll, claimed", () =>
     Effect.gen(function*() {
       const env = yield* setupEnvironment()
