@@ -54,11 +54,15 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
      */
     const check = (runId: string, wake: Wake): Effect.Effect<boolean> =>
       Effect.gen(function*() {
+        // The moment the fiber woke, read before any round trip: the time-out
+        // records it as the run's end (the deadline, not whenever the
+        // statement got to run), and only a deadline at or before it is due.
+        const woke = yield* Clock.currentTimeMillis
         const row = yield* readDeadline(runId)
         if (row === undefined || row.deadline_at === null) return false
         if (row.status !== "assigned" && row.status !== "claimed" && row.status !== "running") return false
         wake.at = toMillis(row.deadline_at)
-        if (wake.at >= (yield* Clock.currentTimeMillis)) return true
+        if (wake.at >= woke) return true
         if (row.status === "assigned") {
           const environmentId = yield* assignment.releaseExpired(runId)
           if (environmentId !== undefined) {
@@ -68,7 +72,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
           // Re-read: reassigned (a new claim deadline) or left queued (done).
           return yield* check(runId, wake)
         }
-        const terminal = yield* transitions.timeOut(runId, row.follow_up)
+        const terminal = yield* transitions.timeOut(runId, row.follow_up, woke)
         if (terminal === undefined) return yield* check(runId, wake)
         yield* Effect.logInfo("run timed out").pipe(Effect.annotateLogs({ faultClass: terminal.run.fault_class }))
         if (terminal.retry !== undefined) {

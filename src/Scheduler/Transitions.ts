@@ -76,19 +76,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     // This instance's delivery loop, when the app runs one (see `Webhooks/Handoff`).
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff))
 
-    /** Why a worker's transition matched no row: not its run (404) or the wrong state (409). */
-    const rejection = (workerId: string, runId: string, step: WorkerStep) =>
-      Effect.gen(function*() {
-        const rows = yield* sql<{ status: RunStatus }>`
-          SELECT status FROM runs WHERE id = ${runId} AND worker_id = ${workerId}`.pipe(Effect.orDie)
-        const row = rows[0]
-        if (row === undefined) return yield* Effect.fail(NotFound.of("run"))
-        const active = row.status === "assigned" || row.status === "claimed" || row.status === "running"
-        const why = active ? `deadline passed or cannot ${step} a ${row.status} run` : `run is ${row.status}`
-        return yield* Effect.fail(new Conflict({ error: `cannot ${step}: ${why}` }))
-      })
-
-    /** Why each of several runs matched no row, as `rejection` answers for one. */
+    /** Why each of the worker's runs matched no row: not its run (404) or the wrong state (409). */
     const rejections = (workerId: string, runIds: ReadonlyArray<string>, step: WorkerStep) =>
       Effect.map(
         sql<{ id: string; status: RunStatus }>`
@@ -97,13 +85,18 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           const status = new Map(rows.map((row) => [row.id, row.status]))
           return runIds.map((runId) => {
             const now = status.get(runId)
-            if (now === undefined) return { runId, status: 404, error: "run not found" }
+            if (now === undefined) return { runId, status: 404, error: NotFound.of("run").error }
             const active = now === "assigned" || now === "claimed" || now === "running"
             const why = active ? `deadline passed or cannot ${step} a ${now} run` : `run is ${now}`
             return { runId, status: 409, error: `cannot ${step}: ${why}` }
           })
         }
       )
+
+    /** Why one worker transition matched no row, as the error it answers. */
+    const rejection = (workerId: string, runId: string, step: WorkerStep): Effect.Effect<never, NotFound | Conflict> =>
+      Effect.flatMap(rejections(workerId, [runId], step), ([why]) =>
+        Effect.fail(why!.status === 404 ? new NotFound({ error: why!.error }) : new Conflict({ error: why!.error })))
 
     const expect = (workerId: string, runId: string, step: WorkerStep) => (rows: ReadonlyArray<RunRow>) =>
       rows[0] !== undefined ? Effect.succeed(rows[0]) : rejection(workerId, runId, step)
@@ -333,10 +326,12 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
      * `followUp` false (no retries left, no webhook, as the caller read from
      * the run's snapshot) makes it the bare UPDATE: many runs time out at
      * once when a fleet of workers goes silent, and that statement is lighter.
+     * `at`: when the supervisor saw the deadline pass (ms), recorded as the
+     * run's end; by default the clock's now.
      */
-    const timeOut = (runId: string, followUp = true): Effect.Effect<Terminal | undefined> =>
+    const timeOut = (runId: string, followUp = true, at?: number): Effect.Effect<Terminal | undefined> =>
       Effect.gen(function*() {
-        const now = yield* nowIso
+        const now = at === undefined ? yield* nowIso : new Date(at).toISOString()
         const update = sql<RunRow>`
           UPDATE runs SET status = 'timed_out', ended_at = ${now}::timestamptz,
             duration_ms = ${durationMs(now)(sql)},
