@@ -20,6 +20,11 @@ const toPolled = (row: PolledRow) => ({
   }
 })
 
+// "none" means "no fault": it only describes a success.
+const faultlessFailure = "a failed run's faultClass is infra or client"
+const isFaultlessFailure = (item: { readonly status: string; readonly faultClass?: string | undefined }) =>
+  item.status === "failed" && item.faultClass === "none"
+
 /** `{id}` must be the token's own worker; anything else is not found (never 403: no existence leak). */
 const ownWorker = (id: string) =>
   Effect.flatMap(CurrentWorker, (worker) =>
@@ -72,10 +77,7 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
       .handle("complete", ({ path, payload }) =>
         Effect.gen(function*() {
           const { runId, workerId } = yield* ownRun(path)
-          // "none" means "no fault": it only describes a success.
-          if (payload.status === "failed" && payload.faultClass === "none") {
-            return yield* Effect.fail(ValidationError.field("faultClass", "a failed run's faultClass is infra or client"))
-          }
+          if (isFaultlessFailure(payload)) return yield* Effect.fail(ValidationError.field("faultClass", faultlessFailure))
           const terminal = yield* protocol.complete(workerId, runId, payload)
           return { run: toRun(terminal.run) }
         }))
@@ -87,9 +89,7 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
             const runId = item.runId.toLowerCase()
             if (seen.has(runId)) return yield* Effect.fail(ValidationError.field("runs", `runs[${i}]: run ${item.runId} is named twice`))
             seen.add(runId)
-            if (item.status === "failed" && item.faultClass === "none") {
-              return yield* Effect.fail(ValidationError.field("runs", `runs[${i}].faultClass: a failed run's faultClass is infra or client`))
-            }
+            if (isFaultlessFailure(item)) return yield* Effect.fail(ValidationError.field("runs", `runs[${i}].faultClass: ${faultlessFailure}`))
           }
           // A malformed id is no run of this worker's: 404 without asking the database.
           const malformed = payload.runs.filter((item) => !isUuid(item.runId))
@@ -101,7 +101,7 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
             runs: result.ended.map((terminal) => toRun(terminal.run)),
             rejected: [
               ...result.rejected,
-              ...malformed.map((item) => ({ runId: item.runId, status: 404 as const, error: "run not found" }))
+              ...malformed.map((item) => ({ runId: item.runId, status: 404 as const, error: NotFound.of("run").error }))
             ]
           }
         }))
