@@ -84,7 +84,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
       tenant,
       workers,
       runs: sizes.supervise,
-      heartbeatTimeoutSeconds: 10,
+      heartbeatTimeoutSeconds: 30,
       createTrigger: (fields) => createTrigger(client, tenant, fields)
     }))
     // After supervision: its RSS figures want a service that has not just run thousands of runs.
@@ -154,7 +154,7 @@ const printTable = (r: any) => {
       add(`[${db}] step "${name}": per s, CPU ms per run (service / Postgres / bench)`, `${f.perSec}, ${cpu(f.cpuMsPerRun)}`)
     }
     add(`[${db}] webhook deliveries/s under load`, `${Math.max(x.stepwise.deliveredPerSec, x.batched.deliveredPerSec)}`)
-    add(`[${db}] supervised runs / RSS idle → supervising (Δ MB)`, `${x.supervised.runs} / ${x.supervised.rssIdleMb} → ${x.supervised.rssSupervisingMb} (${x.supervised.rssDeltaMb})`)
+    add(`[${db}] supervised runs (running when read) / RSS idle → supervising (Δ MB), peak`, `${x.supervised.runs} (${x.supervised.runningAtReading}) / ${x.supervised.rssIdleMb} → ${x.supervised.rssSupervisingMb} (${x.supervised.rssDeltaMb}), ${x.supervised.rssPeakMb}`)
     add(`[${db}] supervised runs / heap after full GC idle → supervising (Δ MB)`, `${x.supervised.runs} / ${x.supervised.heapIdleMb} → ${x.supervised.heapSupervisingMb} (${x.supervised.heapDeltaMb})`)
     add(`[${db}] heartbeat p50/p99 ms`, `${x.supervised.heartbeat.p50} / ${x.supervised.heartbeat.p99}`)
     add(`[${db}] timed_out after deadline p50/p99/max ms`, `${x.supervised.lateness.p50} / ${x.supervised.lateness.p99} / ${x.supervised.lateness.max} (${x.supervised.timedOut} runs)`)

@@ -5,7 +5,13 @@ import { sleep, summarize, type Summary } from "../lib/stats.js"
 
 export interface SupervisionFigures {
   readonly runs: number
+  /** Runs whose second heartbeat was answered 200 (still running then). */
+  readonly alive: number
+  /** Runs still `running` when RSS and heap were read (all of them, unless the machine was too slow to start them within the timeout). */
+  readonly runningAtReading: number
   readonly rssIdleMb: number
+  /** The highest RSS while runs were created, started and heartbeated (garbage included). */
+  readonly rssPeakMb: number
   readonly rssSupervisingMb: number
   readonly rssDeltaMb: number
   /** Heap in use after a full GC: idle, supervising, and the difference (what supervision holds). */
@@ -26,6 +32,50 @@ const pool = async <A>(items: ReadonlyArray<A>, concurrency: number, f: (a: A) =
 }
 
 /**
+ * RSS once V8 has returned what a full GC freed: the lowest reading over the
+ * 15 s after it. Read at once after the GC, RSS still counted the freed pages
+ * (526 MB; 411 two seconds later; 337 once V8's memory reducer had run, 8 s
+ * after, in one run; within 10 s the reducer ran in two runs of three).
+ */
+const settledRss = async (service: Service) => {
+  let min = service.rssMb()
+  for (let i = 0; i < 30; i++) {
+    await sleep(500)
+    min = Math.min(min, service.rssMb())
+  }
+  return min
+}
+
+/** The highest RSS seen (sampled every 100 ms) until `stop`. */
+const rssPeak = (service: Service) => {
+  let max = 0
+  const timer = setInterval(() => {
+    max = Math.max(max, service.rssMb())
+  }, 100)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      return max
+    }
+  }
+}
+
+const countRunning = async (client: Client, auth: Record<string, string>, triggerId: string) => {
+  let count = 0
+  let cursor: string | null = null
+  do {
+    const res = await client.request(
+      "GET",
+      `/api/v1/triggers/${triggerId}/runs?status=running&limit=200${cursor ? `&cursor=${cursor}` : ""}`,
+      { headers: auth }
+    )
+    count += (res.body.items as Array<unknown>).length
+    cursor = res.body.nextCursor
+  } while (cursor)
+  return count
+}
+
+/**
  * N runs running at once, heartbeating: the service's RSS beside idle, the
  * heartbeat latency, then heartbeats stop and every run must end `timed_out`
  * close to its deadline (last heartbeat + heartbeatTimeoutSeconds).
@@ -42,7 +92,8 @@ export const supervision = async (o: {
   // Both readings follow a full GC (the heap probe runs one), so RSS compares
   // what the service holds rather than what garbage it has not collected yet.
   const heapIdleMb = await o.service.heapMb()
-  const rssIdleMb = o.service.rssMb()
+  const rssIdleMb = await settledRss(o.service)
+  const peak = rssPeak(o.service)
   const triggerId = await o.createTrigger({ heartbeatTimeoutSeconds: o.heartbeatTimeoutSeconds, timeoutSeconds: 86400 })
   const auth = { authorization: `Bearer ${o.tenant.apiKey}` }
   await pool(Array.from({ length: o.runs }), 32, async () => {
@@ -65,25 +116,31 @@ export const supervision = async (o: {
       })
     }))
   }
-  // Two heartbeat rounds over every run.
+  // Two heartbeat rounds over every run; the second one's answers say how
+  // many runs are still running (a run that timed out before it answers 409).
   const heartbeats: Array<number> = []
+  let alive = 0
   for (let round = 0; round < 2; round++) {
+    alive = 0
     await pool(running, 64, async ({ runId, worker }) => {
       const t0 = performance.now()
-      await o.client.request("POST", `/api/v1/workers/${worker.id}/runs/${runId}/heartbeat`, {
+      const res = await o.client.request("POST", `/api/v1/workers/${worker.id}/runs/${runId}/heartbeat`, {
         headers: { authorization: `Bearer ${worker.token}` }
       })
       heartbeats.push(performance.now() - t0)
+      if (res.status === 200) alive++
     })
   }
-  // Read a few seconds after the burst of 20,000 heartbeat requests (read at
-  // once, without a full GC, RSS moved between +40 and +197 MB from run to run).
-  const settle = Math.min(4000, o.heartbeatTimeoutSeconds * 500)
-  await sleep(settle)
+  const lastHeartbeat = Date.now()
+  const rssPeakMb = Math.max(peak.stop(), o.service.rssMb())
+  // Read a few seconds after the burst of 20,000 heartbeat requests, after a
+  // full GC (the heap probe runs one), once V8 has handed the freed pages back.
+  await sleep(Math.min(4000, o.heartbeatTimeoutSeconds * 100))
   const heapSupervisingMb = await o.service.heapMb()
-  const rssSupervisingMb = o.service.rssMb()
+  const rssSupervisingMb = await settledRss(o.service)
+  const runningAtReading = await countRunning(o.client, auth, triggerId)
   // Heartbeats stop: wait for every run to time out, then read the runs back.
-  await sleep(o.heartbeatTimeoutSeconds * 1000 + 3000 - settle)
+  await sleep(Math.max(0, lastHeartbeat + o.heartbeatTimeoutSeconds * 1000 + 3000 - Date.now()))
   const lateness: Array<number> = []
   let timedOut = 0
   for (let attempt = 0; attempt < 30; attempt++) {
@@ -109,7 +166,10 @@ export const supervision = async (o: {
   }
   return {
     runs: running.length,
+    alive,
+    runningAtReading,
     rssIdleMb,
+    rssPeakMb,
     rssSupervisingMb,
     rssDeltaMb: Math.round((rssSupervisingMb - rssIdleMb) * 10) / 10,
     heapIdleMb,
