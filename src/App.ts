@@ -21,6 +21,7 @@ import { HealthLive } from "./Health/Http.js"
 import * as ErrorMiddleware from "./Http/ErrorMiddleware.js"
 import { Origins } from "./Http/Origins.js"
 import { RunsLive } from "./Runs/Http.js"
+import { RunRequests } from "./Runs/RunRequests.js"
 import { RunsRepo } from "./Runs/RunsRepo.js"
 import * as Scheduler from "./Scheduler/Scheduler.js"
 import { WorkerProtocolLive } from "./Scheduler/WorkerHttp.js"
@@ -68,7 +69,8 @@ export const ServicesLive = Layer.mergeAll(
  * delivery). Each is a scoped layer: it starts with the app and is interrupted
  * when the app's scope closes.
  */
-export const BackgroundLive = Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer).pipe(
+export const BackgroundLive = RunRequests.Default.pipe(
+  Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer)),
   // One handoff for both: terminal transitions hand their webhooks to this instance's delivery loop.
   Layer.provide(DeliveryHandoff.layer)
 )

@@ -13,7 +13,7 @@ import type { Role } from "../Domain/Schemas.js"
 import { type Run, type RunRow, type RunStatus, terminalStatuses, toRun } from "../Runs/Run.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
 import { RunEvents } from "../Scheduler/RunEvents.js"
-import { Supervisor } from "../Scheduler/Supervisor.js"
+import { RunRequests } from "../Runs/RunRequests.js"
 import { Workspaces } from "../Tenancy/Workspaces.js"
 import { CreateTrigger, JsonInput, type Trigger } from "../Triggers/Api.js"
 import { Triggers } from "../Triggers/Triggers.js"
@@ -61,7 +61,7 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
     const workspaces = yield* Workspaces
     const triggers = yield* Triggers
     const runs = yield* RunsRepo
-    const supervisor = yield* Supervisor
+    const runRequests = yield* RunRequests
     const events = yield* RunEvents
     const apiKeys = yield* ApiKeys
     const workers = yield* Workers
@@ -116,8 +116,11 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
           : undefined
         const actor = yield* principal
         // As over HTTP: a worker's waiting claim poll may be handed the run at once.
-        const created = yield* supervisor.creating(trigger.environment_id, (placement) =>
-          runs.create(trigger.id, { input, idempotencyKey: options.idempotencyKey, actor, placement }))
+        const created = yield* runRequests.request(trigger.id, trigger.environment_id, {
+          input,
+          idempotencyKey: options.idempotencyKey,
+          actor
+        })
         if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
         return toRun(created.run)
       }).pipe(Effect.withSpan("PipelineTriggers.startRun"))

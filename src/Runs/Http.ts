@@ -7,10 +7,10 @@ import { CurrentActor } from "../Auth/Security.js"
 import { BadRequest, NotFound } from "../Domain/Errors.js"
 import { roleAtLeast } from "../Domain/Schemas.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
-import { Supervisor } from "../Scheduler/Supervisor.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { RunRequest, type RunListParams } from "./Api.js"
 import { isUuid, Run, toRun } from "./Run.js"
+import { RunRequests } from "./RunRequests.js"
 import { type Created, type RunFilter, RunsRepo } from "./RunsRepo.js"
 import { hotSpan } from "../Config/Tracing.js"
 
@@ -50,7 +50,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* RunsRepo
     const policy = yield* Policy
-    const supervisor = yield* Supervisor
+    const runRequests = yield* RunRequests
 
     const liveTrigger = (id: string) =>
       Effect.flatMap(
@@ -82,27 +82,22 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           if (actor._tag === "ApiKey" && roleAtLeast(actor.role, "operator") && isUuid(path.id)) {
             const body = yield* Effect.either(readRunRequest(text))
             if (Either.isRight(body)) {
-              const created = yield* supervisor.creating(actor.environmentId, (placement) =>
-                repo.create(path.id, {
-                  input: body.right.input,
-                  idempotencyKey: headers["idempotency-key"],
-                  actor,
-                  environmentId: actor.environmentId,
-                  placement
-                }))
+              const created = yield* runRequests.request(path.id, actor.environmentId, {
+                input: body.right.input,
+                idempotencyKey: headers["idempotency-key"],
+                actor
+              })
               if (created !== undefined) return yield* respond(created)
             }
           }
           const trigger = yield* liveTrigger(path.id)
           yield* policy.requireRole(trigger.environment_id, "operator", "trigger")
           const body = yield* readRunRequest(text)
-          const created = yield* supervisor.creating(trigger.environment_id, (placement) =>
-            repo.create(trigger.id, {
-              input: body.input,
-              idempotencyKey: headers["idempotency-key"],
-              actor,
-              placement
-            }))
+          const created = yield* runRequests.request(trigger.id, trigger.environment_id, {
+            input: body.input,
+            idempotencyKey: headers["idempotency-key"],
+            actor
+          })
           if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
           return yield* respond(created)
         }).pipe(hotSpan("Runs.request")))

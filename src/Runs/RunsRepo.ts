@@ -42,6 +42,13 @@ export interface Created {
   } | undefined
 }
 
+/** One run request: its input (the trigger's when undefined), Idempotency-Key and who asked. */
+export interface CreateRequest {
+  readonly input: { readonly value: unknown } | undefined
+  readonly idempotencyKey: string | undefined
+  readonly actor: Actor
+}
+
 /**
  * The scheduler's rules, for a new run to be assigned in the statement that
  * creates it: to the trigger's pinned worker or else the least-loaded online
@@ -74,69 +81,84 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
       )
 
     /**
-     * A new queued run with the trigger's settings as they are now (timeouts,
-     * retries, webhook URL and sealed secret): a later PATCH affects only later
-     * runs. Undefined when the trigger is gone. The trigger row is key-share
-     * locked (the lock the foreign key takes anyway, so concurrent requests do
-     * not stack up stronger locks on it): the soft delete locks it FOR UPDATE,
-     * so it either sees this run or happens first, and then this statement
-     * re-reads the row, finds it deleted and inserts nothing.
+     * New queued runs of one trigger, one per request, with the trigger's
+     * settings as they are now (timeouts, retries, webhook URL and sealed
+     * secret): a later PATCH affects only later runs. Answers one entry per
+     * request, in order; undefined when the trigger is gone. The trigger row
+     * is key-share locked (the lock the foreign key takes anyway, so
+     * concurrent requests do not stack up stronger locks on it): the soft
+     * delete locks it FOR UPDATE, so it either sees these runs or happens
+     * first, and then this statement re-reads the row, finds it deleted and
+     * inserts nothing.
+     *
+     * One statement for the lot (`RunRequests` groups concurrent requests):
+     * the lock, placement, inserts and audit rows. With placement, the runs
+     * are spread as one at a time would be: each to the worker with the
+     * fewest active runs counting those placed before it in the statement.
      */
-    const create = (
+    const createMany = (
       triggerId: string,
+      requests: ReadonlyArray<CreateRequest>,
       options: {
-        readonly input: { readonly value: unknown } | undefined
-        readonly idempotencyKey: string | undefined
-        readonly actor: Actor
         /** Only a trigger of this environment (the caller's, when it is known without a lookup). */
-        readonly environmentId?: string
-        /** Assign the run at once where the scheduler's rules allow. */
-        readonly placement?: Placement
-      }
-    ): Effect.Effect<Created | undefined> =>
+        readonly environmentId?: string | undefined
+        /** Assign the runs at once where the scheduler's rules allow. */
+        readonly placement?: Placement | undefined
+      } = {}
+    ): Effect.Effect<ReadonlyArray<Created | undefined>> =>
       Effect.gen(function*() {
         const now = yield* nowIso
-        const id = uuidv7()
-        const value = options.input?.value
-        const explicit = value === undefined || value === null ? null : JSON.stringify(value)
-        const actor = actorColumns(options.actor)
-        const metadata = JSON.stringify({ triggerId, idempotencyKey: options.idempotencyKey !== undefined })
+        const ids = requests.map(() => uuidv7())
+        const column = <A>(f: (request: CreateRequest) => A) => requests.map(f)
         const place = options.placement
-        // One statement (lock, placement, insert, audit row) instead of a
-        // transaction of several: a run request is a hot path, and each round
-        // trip counts. Placed at once, the run skips the assignment pass (two
-        // more round trips before its worker's poll wakes).
+        // One round trip for the lock, placement, inserts and audit rows. A
+        // placed run skips the assignment pass (two more round trips before
+        // its worker's poll wakes).
         const rows = yield* sql<PolledRow & { readonly notified: boolean | null }>`
-          WITH t AS (
+          WITH input AS (
+            SELECT * FROM unnest(
+              ${ids}::uuid[], ${column((r) => r.input !== undefined)}::bool[],
+              ${column((r) => r.input === undefined || r.input.value === undefined || r.input.value === null ? null : JSON.stringify(r.input.value))}::text[],
+              ${column((r) => r.idempotencyKey ?? null)}::text[],
+              ${column((r) => actorColumns(r.actor).type)}::text[], ${column((r) => actorColumns(r.actor).id)}::uuid[],
+              ${column((r) => JSON.stringify({ triggerId, idempotencyKey: r.idempotencyKey !== undefined }))}::text[],
+              ${requests.map(() => uuidv7())}::uuid[]
+            ) WITH ORDINALITY AS i(id, explicit, input, idempotency_key, actor_type, actor_id, metadata, audit_id, n)
+          ), t AS (
             SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL
               ${options.environmentId === undefined ? sql`` : sql`AND environment_id = ${options.environmentId}`}
             FOR KEY SHARE
           ), ${
-          place === undefined ? sql`pick AS (SELECT NULL::uuid AS id, false AS claim WHERE false)` : sql`
+          place === undefined ? sql`pick AS (SELECT NULL::uuid AS id, false AS claim, 0::bigint AS n WHERE false)` : sql`
             -- Checked before any worker's load is counted: under a backlog
             -- (the case where counting is dearest) nothing is placed anyway.
             open AS MATERIALIZED (
               SELECT t.* FROM t WHERE NOT EXISTS (
                 SELECT 1 FROM runs q WHERE q.environment_id = t.environment_id
                   AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')
-            ), pick AS (
-              SELECT w.id, w.id = ANY(${place.claimFor ?? []}::uuid[]) AS claim FROM open t
+            ), slot AS (
+              -- A worker's k-th free place (k from 0) is worth load.active + k:
+              -- the n-th run goes to the n-th cheapest place.
+              SELECT w.id, w.id = ANY(${place.claimFor ?? []}::uuid[]) AS polling, load.active + k AS cost, k
+              FROM open t
               JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
               ${workerLoad(sql)}
+              CROSS JOIN LATERAL generate_series(0, ${place.maxAssignedPerWorker}::int - load.waiting - 1) AS k
               WHERE ${workerOnline(sql, now, place.workerOfflineAfterSeconds)}
-                AND load.waiting < ${place.maxAssignedPerWorker}
-              -- The fewest active runs (the contract's rule); among equals, a worker whose poll waits here.
-              ORDER BY load.active, w.id = ANY(${place.claimFor ?? []}::uuid[]) DESC, w.id
-              LIMIT 1
+            ), pick AS (
+              -- The fewest active runs (the contract's rule); among equals, a
+              -- worker whose poll waits here. That poll is handed one run.
+              SELECT id, polling AND k = 0 AS claim, row_number() OVER (ORDER BY cost, polling DESC, id) AS n
+              FROM slot ORDER BY n LIMIT ${requests.length}
             )`
         }, created AS (
             INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
               timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at,
               worker_id, assigned_at, claimed_at, deadline_at)
-            SELECT ${id}, t.id, t.environment_id,
+            SELECT i.id, t.id, t.environment_id,
               CASE WHEN pick.id IS NULL THEN 'queued' WHEN pick.claim THEN 'claimed' ELSE 'assigned' END, 1,
-              ${options.input === undefined ? sql`t.input` : sql`${explicit}::jsonb`},
-              ${options.idempotencyKey ?? null},
+              CASE WHEN i.explicit THEN i.input::jsonb ELSE t.input END,
+              i.idempotency_key,
               t.timeout_seconds, t.heartbeat_timeout_seconds, t.max_retries, t.webhook_url, t.webhook_secret_enc,
               ${now}::timestamptz,
               pick.id,
@@ -145,41 +167,67 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
               CASE WHEN pick.id IS NULL THEN NULL
                 WHEN pick.claim THEN ${now}::timestamptz + t.heartbeat_timeout_seconds * interval '1 second'
                 ELSE ${now}::timestamptz + ${place?.claimTimeoutSeconds ?? 0}::int * interval '1 second' END
-            FROM t LEFT JOIN pick ON true
+            FROM input i CROSS JOIN t LEFT JOIN pick ON pick.n = i.n
+            ORDER BY i.n
             ON CONFLICT (trigger_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
             RETURNING *
           ), audited AS (
             INSERT INTO audit_log (id, environment_id, actor_type, actor_id, action, target_type, target_id, metadata)
-            SELECT ${uuidv7()}, created.environment_id, ${actor.type}, ${actor.id}, ${"run.requested" satisfies AuditAction},
-              'run', created.id, ${metadata}::jsonb
-            FROM created
+            SELECT i.audit_id, created.environment_id, i.actor_type, i.actor_id, ${"run.requested" satisfies AuditAction},
+              'run', created.id, i.metadata::jsonb
+            FROM created JOIN input i ON i.id = created.id
           )
           SELECT created.*, t.name AS trigger_name, t.input AS trigger_input,
             -- Delivered at commit: pollers on every instance wake once the run is visible.
             CASE WHEN created.status <> 'assigned' THEN NULL
               ELSE pg_notify(${place?.channel ?? ""}, created.worker_id::text) IS NULL END AS notified
           FROM created CROSS JOIN t`
-        const row = rows[0]
-        if (row !== undefined) {
-          const { notified: _, trigger_input: _input, trigger_name: _name, ...run } = row
-          if (run.worker_id === null || run.deadline_at === null) return { run, created: true }
-          const { notified: _n, ...polled } = row
-          return {
-            // The answer shows the run as requested; its assignment is the scheduler's business.
-            run: { ...run, status: "queued" as const, worker_id: null, assigned_at: null, claimed_at: null, deadline_at: null },
-            created: true,
-            assigned: { workerId: run.worker_id, deadlineAt: run.deadline_at, claimed: run.status === "claimed" ? polled : undefined }
-          }
-        }
-        if (options.idempotencyKey === undefined) return undefined
-        // The conflicting insert has committed by now (ON CONFLICT waited for it),
-        // and this statement takes a new snapshot, so it sees that run.
-        const existing = yield* sql<RunRow>`
-          SELECT r.* FROM runs r JOIN triggers t ON t.id = r.trigger_id AND t.deleted_at IS NULL
-          WHERE r.trigger_id = ${triggerId} AND r.idempotency_key = ${options.idempotencyKey}
-            ${options.environmentId === undefined ? sql`` : sql`AND t.environment_id = ${options.environmentId}`}`
-        return existing[0] === undefined ? undefined : { run: existing[0], created: false }
-      }).pipe(Effect.orDie, hotSpan("RunsRepo.create"))
+        const byId = new Map(rows.map((row) => [row.id, row]))
+        return yield* Effect.forEach(requests, (request, i): Effect.Effect<Created | undefined> => {
+          const row = byId.get(ids[i]!)
+          if (row !== undefined) return Effect.succeed(asCreated(row))
+          // Not inserted: the trigger is gone, or the key was used before.
+          if (request.idempotencyKey === undefined) return Effect.succeed(undefined)
+          return replayed(triggerId, request.idempotencyKey, options.environmentId)
+        })
+      }).pipe(Effect.orDie, hotSpan("RunsRepo.createMany"))
+
+    const asCreated = (row: PolledRow & { readonly notified: boolean | null }): Created => {
+      const { notified: _, trigger_input: _input, trigger_name: _name, ...run } = row
+      if (run.worker_id === null || run.deadline_at === null) return { run, created: true }
+      const { notified: _n, ...polled } = row
+      return {
+        // The answer shows the run as requested; its assignment is the scheduler's business.
+        run: { ...run, status: "queued" as const, worker_id: null, assigned_at: null, claimed_at: null, deadline_at: null },
+        created: true,
+        assigned: { workerId: run.worker_id, deadlineAt: run.deadline_at, claimed: run.status === "claimed" ? polled : undefined }
+      }
+    }
+
+    /**
+     * The run an earlier request with the same Idempotency-Key made. Its
+     * insert has committed by now (ON CONFLICT waited for it), and this
+     * statement takes a new snapshot, so it sees that run. Undefined when the
+     * trigger is gone.
+     */
+    const replayed = (triggerId: string, idempotencyKey: string, environmentId: string | undefined) =>
+      sql<RunRow>`
+        SELECT r.* FROM runs r JOIN triggers t ON t.id = r.trigger_id AND t.deleted_at IS NULL
+        WHERE r.trigger_id = ${triggerId} AND r.idempotency_key = ${idempotencyKey}
+          ${environmentId === undefined ? sql`` : sql`AND t.environment_id = ${environmentId}`}`.pipe(
+        Effect.map((rows): Created | undefined => rows[0] === undefined ? undefined : { run: rows[0], created: false }),
+        Effect.orDie
+      )
+
+    /** One run (`createMany` with one request). */
+    const create = (
+      triggerId: string,
+      options: CreateRequest & {
+        readonly environmentId?: string
+        readonly placement?: Placement
+      }
+    ): Effect.Effect<Created | undefined> =>
+      Effect.map(createMany(triggerId, [options], options), (created) => created[0])
 
     const list = (filter: RunFilter): Effect.Effect<ReadonlyArray<RunRow>> =>
       sql<RunRow>`
@@ -198,6 +246,6 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         ORDER BY id DESC
         LIMIT ${filter.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("RunsRepo.list"))
 
-    return { findTrigger, create, list } as const
+    return { findTrigger, create, createMany, list } as const
   })
 }) {}

@@ -11,7 +11,7 @@ import type { Created, Placement } from "../Runs/RunsRepo.js"
 import { Assignment, type Deadline } from "./Assignment.js"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { toMillis } from "./Time.js"
-import { Transitions } from "./Transitions.js"
+import { type PolledRow, Transitions } from "./Transitions.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
 
 interface Wake {
@@ -208,51 +208,73 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     }
 
     /**
-     * After a run request: a run placed by its creating statement gets its
+     * After run requests: a run placed by its creating statement gets its
      * claim deadline supervised and its worker's poll woken here (other
-     * instances' polls wake on the statement's NOTIFY); a run left queued
-     * gets an assignment pass.
+     * instances' polls wake on the statement's NOTIFY); runs left queued get
+     * an assignment pass (one for the lot).
      */
-    const requested = (created: Created): Effect.Effect<void> => {
-      if (!created.created) return Effect.void
-      if (created.assigned === undefined) return Effect.asVoid(assignAndWatch(created.run.environment_id))
-      const watched = watch(created.run.id, created.assigned.deadlineAt.getTime())
-      // A run claimed for a waiting poll was handed to it already (see `creating`).
-      return created.assigned.claimed !== undefined ? watched : Effect.zipRight(watched, wakeups.wake(created.assigned.workerId))
-    }
+    const requested = (created: ReadonlyArray<Created | undefined>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const queuedIn = new Set<string>()
+        const effects: Array<Effect.Effect<unknown>> = []
+        for (const run of created) {
+          if (run === undefined || !run.created) continue
+          if (run.assigned === undefined) {
+            queuedIn.add(run.run.environment_id)
+            continue
+          }
+          effects.push(watch(run.run.id, run.assigned.deadlineAt.getTime()))
+          // A run claimed for a waiting poll was handed to it already (see `creating`).
+          if (run.assigned.claimed === undefined) effects.push(wakeups.wake(run.assigned.workerId))
+        }
+        for (const environmentId of queuedIn) effects.push(assignAndWatch(environmentId))
+        return Effect.all(effects, { discard: true })
+      })
+
+    /** Undoes a run claimed for a poll that went away meanwhile: assigned to its worker, for its next poll. */
+    const unclaim = (claimed: PolledRow) =>
+      assignment.unclaim(claimed.id, claimed.worker_id!).pipe(
+        Effect.flatMap((deadline) =>
+          deadline === undefined ? Effect.void : Effect.zipRight(watch(claimed.id, deadline.getTime()), wakeups.wake(claimed.worker_id!))
+        ),
+        Effect.zipLeft(Effect.logInfo("handed-over run's poll had gone; claim undone").pipe(Effect.annotateLogs({ runId: claimed.id })))
+      )
 
     /**
      * Runs a run-creating statement with the placement rules, then supervises
      * what it created (`requested`). It offers the statement the `claim=true`
-     * polls waiting here in the run's environment: a run placed on one of
+     * polls waiting here in the runs' environment: a run placed on one of
      * their workers is claimed in that statement and handed to the poll, which
      * then needs no statement of its own. Should that poll have gone away
      * meanwhile, the claim is undone (the run is assigned to the worker, for
      * its next poll).
      */
-    const creating = <E, R>(
+    const creatingMany = <E, R>(
       environmentId: string | undefined,
-      create: (placement: Placement) => Effect.Effect<Created | undefined, E, R>
-    ): Effect.Effect<Created | undefined, E, R> =>
+      create: (placement: Placement) => Effect.Effect<ReadonlyArray<Created | undefined>, E, R>
+    ): Effect.Effect<ReadonlyArray<Created | undefined>, E, R> =>
       Effect.uninterruptibleMask((restore) => {
         const reservation = wakeups.reserve(environmentId)
         const created = reservation.workerIds.length === 0
           ? restore(create(placement))
           : restore(create({ ...placement, claimFor: reservation.workerIds })).pipe(
             Effect.onExit((exit) => {
-              const claimed = Exit.isSuccess(exit) ? exit.value?.assigned?.claimed : undefined
-              if (reservation.settle(claimed) || claimed === undefined) return Effect.void
-              return assignment.unclaim(claimed.id, claimed.worker_id!).pipe(
-                Effect.flatMap((deadline) =>
-                  deadline === undefined ? Effect.void : Effect.zipRight(watch(claimed.id, deadline.getTime()), wakeups.wake(claimed.worker_id!))
-                ),
-                Effect.zipLeft(Effect.logInfo("handed-over run's poll had gone; claim undone").pipe(Effect.annotateLogs({ runId: claimed.id })))
-              )
+              const claimed = Exit.isSuccess(exit)
+                ? exit.value.flatMap((run) => run?.assigned?.claimed === undefined ? [] : [run.assigned.claimed])
+                : []
+              return Effect.forEach(reservation.settle(claimed), unclaim, { discard: true })
             })
           )
         // Part of creating, so no caller can forget it: an unsupervised run would wait for the sweep.
-        return Effect.tap(created, (run) => run === undefined ? Effect.void : requested(run))
+        return Effect.tap(created, requested)
       })
+
+    /** `creatingMany` for one run. */
+    const creating = <E, R>(
+      environmentId: string | undefined,
+      create: (placement: Placement) => Effect.Effect<Created | undefined, E, R>
+    ): Effect.Effect<Created | undefined, E, R> =>
+      Effect.map(creatingMany(environmentId, (placement) => Effect.map(create(placement), (run) => [run])), (created) => created[0])
 
     const activeWithDeadline = (horizon: string | undefined) =>
       sql<{ id: string; deadline_at: Date }>`
@@ -293,6 +315,6 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     /** How many runs this instance supervises right now. */
     const size: Effect.Effect<number> = FiberMap.size(fibers)
 
-    return { watch, watchAll, release, assignAndWatch, placement, creating, size } as const
+    return { watch, watchAll, release, assignAndWatch, placement, creating, creatingMany, size } as const
   })
 }) {}

@@ -34,8 +34,11 @@ export interface Offer {
 /** The offers a creating statement may claim for; settle it once the statement has ended. */
 export interface Reservation {
   readonly workerIds: ReadonlyArray<string>
-  /** Hands `row` (claimed for `row.worker_id`) to one of its polls; false when none is left to take it. */
-  readonly settle: (row: PolledRow | undefined) => boolean
+  /**
+   * Hands each of `rows` (claimed for `row.worker_id`) to one of that
+   * worker's polls; answers the rows no poll was left to take.
+   */
+  readonly settle: (rows: ReadonlyArray<PolledRow>) => ReadonlyArray<PolledRow>
 }
 
 /**
@@ -136,18 +139,18 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
 
     const reserve = (environmentId: string | undefined): Reservation => {
       const set = environmentId === undefined ? undefined : offers.get(environmentId)
-      if (set === undefined) return { workerIds: [], settle: () => false }
+      if (set === undefined) return { workerIds: [], settle: (rows) => rows }
       const reserved = [...set]
       offers.delete(environmentId!)
       for (const offer of reserved) offer.state = "reserved"
       return {
         workerIds: [...new Set(reserved.map((o) => o.workerId))],
-        settle: (row) => {
-          let handed = false
+        settle: (rows) => {
+          const left = [...rows]
           for (const offer of reserved) {
-            if (!handed && row !== undefined && offer.workerId === row.worker_id && !offer.abandoned) {
-              handed = true
-              finish(offer, [row])
+            const mine = offer.abandoned ? -1 : left.findIndex((row) => row.worker_id === offer.workerId)
+            if (mine >= 0) {
+              finish(offer, left.splice(mine, 1))
             } else if (offer.abandoned || offer.finishing) {
               finish(offer, [])
             } else {
@@ -155,7 +158,7 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
               add(offers, offer.environmentId, offer)
             }
           }
-          return handed
+          return left
         }
       }
     }

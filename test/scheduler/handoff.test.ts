@@ -35,7 +35,7 @@ describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
       expect(reservation.workerIds).toEqual(["w1"])
       // Reserved: another run request in the environment gets nothing to offer.
       expect(wakeups.reserve("env").workerIds).toEqual([])
-      expect(reservation.settle(row("w1"))).toBe(true)
+      expect(reservation.settle([row("w1")])).toEqual([])
       expect((yield* Fiber.join(waiting)).map((r) => r.id)).toEqual(["run-1"])
     }).pipe(Effect.provide(wakeupsOnly)))
 
@@ -45,14 +45,14 @@ describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
       const offer = (yield* wakeups.offer("w1", "env", 0))!
       const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
       expect(wakeups.reserve("other-env").workerIds).toEqual([])
-      wakeups.reserve("env").settle(undefined)
+      wakeups.reserve("env").settle([])
       const again = wakeups.reserve("env")
       expect(again.workerIds).toEqual(["w1"])
       // Woken while reserved: it ends once the statement has settled.
       yield* wakeups.wake("w1")
       yield* Effect.yieldNow()
       expect(yield* Fiber.poll(waiting)).toSatisfy((o: any) => o._tag === "None")
-      again.settle(undefined)
+      again.settle([])
       expect(yield* Fiber.join(waiting)).toEqual([])
     }).pipe(Effect.provide(wakeupsOnly)))
 
@@ -66,7 +66,7 @@ describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
       const leaving = yield* Effect.fork(wakeups.awaitOffer(offer))
       yield* Effect.yieldNow()
       expect(yield* Fiber.poll(leaving)).toSatisfy((o: any) => o._tag === "None")
-      expect(reservation.settle(row("w1"))).toBe(true)
+      expect(reservation.settle([row("w1")])).toEqual([])
       expect((yield* Fiber.join(leaving)).map((r) => r.id)).toEqual(["run-1"])
     }).pipe(Effect.provide(wakeupsOnly)))
 
@@ -78,8 +78,26 @@ describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
       yield* Effect.yieldNow()
       const reservation = wakeups.reserve("env")
       yield* Fiber.interrupt(waiting)
-      expect(reservation.settle(row("w1"))).toBe(false)
+      expect(reservation.settle([row("w1")]).map((r) => r.id)).toEqual(["run-1"])
       expect(wakeups.reserve("env").workerIds).toEqual([])
+    }).pipe(Effect.provide(wakeupsOnly)))
+
+  it.scoped("settled with several claimed rows: each goes to one poll of its worker; rows no poll can take come back", () =>
+    Effect.gen(function*() {
+      const wakeups = yield* Wakeups
+      const row = (id: string, workerId: string) => ({ id, worker_id: workerId }) as unknown as PolledRow
+      const a1 = (yield* wakeups.offer("a", "env", 0))!
+      const a2 = (yield* wakeups.offer("a", "env", 0))!
+      const b = (yield* wakeups.offer("b", "env", 0))!
+      const waits = yield* Effect.all([a1, a2, b].map((o) => Effect.fork(wakeups.awaitOffer(o))))
+      const reservation = wakeups.reserve("env")
+      expect([...reservation.workerIds].sort()).toEqual(["a", "b"])
+      const left = reservation.settle([row("r1", "a"), row("r2", "c"), row("r3", "b"), row("r4", "b")])
+      expect(left.map((r) => r.id)).toEqual(["r2", "r4"])
+      expect((yield* Fiber.join(waits[0]!)).map((r) => r.id)).toEqual(["r1"])
+      expect((yield* Fiber.join(waits[2]!)).map((r) => r.id)).toEqual(["r3"])
+      // a's second poll got nothing and is open again for the next statement.
+      expect(wakeups.reserve("env").workerIds).toEqual(["a"])
     }).pipe(Effect.provide(wakeupsOnly)))
 })
 

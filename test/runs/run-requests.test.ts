@@ -1,0 +1,144 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { RunRequests } from "../../src/Runs/RunRequests.js"
+import { Wakeups } from "../../src/Scheduler/Wakeups.js"
+import type { PolledRow } from "../../src/Scheduler/Transitions.js"
+import { addTrigger, addWorker, scheduled, seed } from "../scheduler/support.js"
+
+// `scheduled` provides the scheduler and RunsRepo; RunRequests is built on them.
+const withRequests = <A, E, R>(body: (t0: number) => Effect.Effect<A, E, R>) =>
+  scheduled({ maxAssignedPerWorker: 10 }, (t0) => body(t0).pipe(Effect.provide(RunRequests.Default)))
+
+const actor = (userId: string) => ({ _tag: "User" as const, userId, sessionHash: "t" })
+
+interface Row {
+  readonly id: string
+  readonly status: string
+  readonly worker_id: string | null
+  /** The inserting transaction: runs of one statement share it. */
+  readonly xmin: string
+  readonly input: unknown
+}
+
+const runsOf = (triggerId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<Row>`SELECT id, status, worker_id, xmin::text AS xmin, input FROM runs WHERE trigger_id = ${triggerId} ORDER BY id`).pipe(Effect.orDie)
+
+describe("run requests committed in groups (RunRequests)", () => {
+  it.scoped("concurrent requests for one trigger share statements; each gets its own run, input and audit row", () =>
+    withRequests(() =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(0))
+        const triggerId = yield* addTrigger(s.environmentId)
+        const requests = yield* RunRequests
+        const answers = yield* Effect.all(
+          Array.from({ length: 30 }, (_, i) =>
+            requests.request(triggerId, s.environmentId, {
+              input: i % 2 === 0 ? { value: { n: i } } : undefined,
+              idempotencyKey: undefined,
+              actor: actor(s.userId)
+            })),
+          { concurrency: "unbounded" }
+        )
+        const ids = answers.map((a) => a!.run.id)
+        expect(new Set(ids).size).toBe(30)
+        expect(answers.every((a) => a!.created && a!.run.status === "queued")).toBe(true)
+        // Each answer carries its own input; odd ones the trigger's.
+        expect(answers.map((a) => a!.run.input)).toEqual(
+          Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? { n: i } : { job: 1 }))
+        )
+        const rows = yield* runsOf(triggerId)
+        expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort())
+        // Runs of one statement share its transaction: 30 runs in fewer statements than runs.
+        expect(new Set(rows.map((r) => r.xmin)).size).toBeLessThan(30)
+        const sql = yield* SqlClient.SqlClient
+        const audited = yield* sql<{ target_id: string; actor_id: string }>`
+          SELECT target_id, actor_id FROM audit_log WHERE action = 'run.requested' AND environment_id = ${s.environmentId}`
+        expect(audited.map((a) => a.target_id).sort()).toEqual([...ids].sort())
+        expect(audited.every((a) => a.actor_id === s.userId)).toBe(true)
+      })))
+
+  it.scoped("a repeated Idempotency-Key in the same group: one run, the repeat answered with it (created false)", () =>
+    withRequests(() =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(0))
+        const triggerId = yield* addTrigger(s.environmentId)
+        const requests = yield* RunRequests
+        const ask = (idempotencyKey: string | undefined) =>
+          requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey, actor: actor(s.userId) })
+        const answers = yield* Effect.all([ask(undefined), ask("k1"), ask("k1"), ask("k2"), ask("k1")], { concurrency: "unbounded" })
+        const k1 = [answers[1]!, answers[2]!, answers[4]!]
+        expect(new Set(k1.map((a) => a.run.id)).size).toBe(1)
+        expect(k1.filter((a) => a.created).length).toBe(1)
+        expect(answers[3]!.created).toBe(true)
+        expect((yield* runsOf(triggerId)).length).toBe(3)
+      })))
+
+  it.scoped("a gone trigger: every request in the group answers undefined, nothing is stored", () =>
+    withRequests(() =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(0))
+        const triggerId = yield* addTrigger(s.environmentId)
+        const sql = yield* SqlClient.SqlClient
+        yield* Effect.orDie(sql`UPDATE triggers SET deleted_at = now() WHERE id = ${triggerId}`)
+        const requests = yield* RunRequests
+        const answers = yield* Effect.all(
+          Array.from({ length: 5 }, () =>
+            requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey: "same", actor: actor(s.userId) })),
+          { concurrency: "unbounded" }
+        )
+        expect(answers).toEqual([undefined, undefined, undefined, undefined, undefined])
+        // Another environment's id for a live trigger finds nothing either.
+        const live = yield* addTrigger(s.environmentId)
+        const elsewhere = yield* requests.request(live, crypto.randomUUID(), { input: undefined, idempotencyKey: undefined, actor: actor(s.userId) })
+        expect(elsewhere).toBeUndefined()
+        expect((yield* runsOf(triggerId)).length + (yield* runsOf(live)).length).toBe(0)
+      })))
+
+  it.scoped("a group is spread as one-at-a-time placement would be: the fewest active runs first", () =>
+    withRequests((t0) =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(t0))
+        const second = yield* addWorker({ environmentId: s.environmentId }, new Date(t0))
+        const third = yield* addWorker({ environmentId: s.environmentId }, new Date(t0))
+        const triggerId = yield* addTrigger(s.environmentId)
+        const requests = yield* RunRequests
+        yield* Effect.all(
+          Array.from({ length: 9 }, () =>
+            requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey: undefined, actor: actor(s.userId) })),
+          { concurrency: "unbounded" }
+        )
+        const rows = yield* runsOf(triggerId)
+        // Several runs were placed by one statement (they share its transaction).
+        expect(new Set(rows.map((r) => r.xmin)).size).toBeLessThan(9)
+        expect(rows.every((r) => r.status === "assigned")).toBe(true)
+        const perWorker = new Map<string, number>()
+        for (const r of rows) perWorker.set(r.worker_id!, (perWorker.get(r.worker_id!) ?? 0) + 1)
+        expect([...perWorker.keys()].sort()).toEqual([s.workerId, second.workerId, third.workerId].sort())
+        expect([...perWorker.values()]).toEqual([3, 3, 3])
+      })))
+
+  it.scoped("a waiting claim poll in the group's environment is handed exactly one run; the rest are assigned", () =>
+    withRequests((t0) =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(t0))
+        const triggerId = yield* addTrigger(s.environmentId)
+        const wakeups = yield* Wakeups
+        const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
+        const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
+        const requests = yield* RunRequests
+        const answers = yield* Effect.all(
+          Array.from({ length: 4 }, () =>
+            requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey: undefined, actor: actor(s.userId) })),
+          { concurrency: "unbounded" }
+        )
+        const handed: ReadonlyArray<PolledRow> = yield* Fiber.join(waiting)
+        expect(handed.length).toBe(1)
+        expect(answers.map((a) => a!.run.id)).toContain(handed[0]!.id)
+        const rows = yield* runsOf(triggerId)
+        expect(rows.filter((r) => r.status === "claimed").map((r) => r.id)).toEqual([handed[0]!.id])
+        expect(rows.filter((r) => r.status === "assigned").length).toBe(3)
+      })))
+})
