@@ -36,6 +36,10 @@ export interface Rejected {
   readonly error: string
 }
 
+/** A rejection as the error a single call answers. */
+export const rejectionError = (rejected: Rejected): NotFound | Conflict =>
+  rejected.status === 404 ? new NotFound({ error: rejected.error }) : new Conflict({ error: rejected.error })
+
 /** The outcome of a terminal transition: the ended run and the retry it spawned, if any. */
 export interface Terminal {
   readonly run: RunRow
@@ -93,27 +97,12 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         }
       )
 
-    /** Why one worker transition matched no row, as the error it answers. */
-    const rejection = (workerId: string, runId: string, step: WorkerStep): Effect.Effect<never, NotFound | Conflict> =>
-      Effect.flatMap(rejections(workerId, [runId], step), ([why]) =>
-        Effect.fail(why!.status === 404 ? new NotFound({ error: why!.error }) : new Conflict({ error: why!.error })))
-
-    const expect = (workerId: string, runId: string, step: WorkerStep) => (rows: ReadonlyArray<RunRow>) =>
-      rows[0] !== undefined ? Effect.succeed(rows[0]) : rejection(workerId, runId, step)
-
     // The columns claiming and starting set (shared by the single and batched forms).
     const claimedSet = (now: string) =>
       sql`status = 'claimed', deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'`
     const startedSet = (now: string) =>
       sql`status = 'running', started_at = ${now}::timestamptz,
         deadline_at = ${now}::timestamptz + LEAST(heartbeat_timeout_seconds, timeout_seconds) * interval '1 second'`
-
-    const claim = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<RunRow>`
-          UPDATE runs SET claimed_at = ${now}::timestamptz, ${claimedSet(now)}
-          WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'assigned' AND deadline_at > ${now}::timestamptz
-          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "claim")), hotSpan("Transitions.claim"))
 
     /**
      * Claims up to `max` of the worker's assigned runs in one statement (poll
@@ -138,19 +127,6 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         hotSpan("Transitions.claimMany")
       )
 
-    /**
-     * Starts the worker's claimed runs among `runIds` in one statement: the
-     * runs a waiting `claim=true&start=true` poll was handed (run creation
-     * claims them; starting is the poll's part). Runs no longer claimed (the
-     * deadline passed) are left out.
-     */
-    const startMany = (workerId: string, runIds: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<RunRow>> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<RunRow>`
-          UPDATE runs SET ${startedSet(now)}
-          WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId} AND status = 'claimed' AND deadline_at > ${now}::timestamptz
-          RETURNING *`).pipe(Effect.orDie, hotSpan("Transitions.startMany"))
-
     /** The worker's assigned, not yet claimed runs (what a poll hands out). */
     const assignedTo = (workerId: string, max: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
       Effect.flatMap(nowIso, (now) =>
@@ -160,26 +136,58 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           WHERE r.worker_id = ${workerId} AND r.ended_at IS NULL AND r.status = 'assigned' AND r.deadline_at > ${now}::timestamptz
           ORDER BY r.id LIMIT ${max}`).pipe(Effect.orDie)
 
-    const start = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<RunRow>`
-          UPDATE runs SET ${startedSet(now)}
-          WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'claimed' AND deadline_at > ${now}::timestamptz
-          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "start")), hotSpan("Transitions.start"))
-
-    // The execution deadline (started_at + timeout) caps every heartbeat, so a
-    // chatty worker cannot run past timeoutSeconds.
-    const heartbeat = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<RunRow>`
-          UPDATE runs SET last_heartbeat_at = ${now}::timestamptz,
+    // What each non-terminal step sets, and the states it moves a run from.
+    const stepSet = (step: Exclude<WorkerStep, "complete">, now: string) => {
+      switch (step) {
+        case "claim":
+          return sql`claimed_at = ${now}::timestamptz, ${claimedSet(now)}`
+        case "start":
+          return startedSet(now)
+        case "heartbeat":
+          // The execution deadline (started_at + timeout) caps every heartbeat,
+          // so a chatty worker cannot run past timeoutSeconds.
+          return sql`last_heartbeat_at = ${now}::timestamptz,
             deadline_at = CASE WHEN status = 'running'
               THEN LEAST(${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second',
                          started_at + timeout_seconds * interval '1 second')
-              ELSE ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second' END
-          WHERE id = ${runId} AND worker_id = ${workerId} AND status IN ('claimed', 'running')
+              ELSE ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second' END`
+      }
+    }
+    const stepFrom = (step: Exclude<WorkerStep, "complete">) => {
+      switch (step) {
+        case "claim":
+          return sql`status = 'assigned'`
+        case "start":
+          return sql`status = 'claimed'`
+        case "heartbeat":
+          return sql`status IN ('claimed', 'running')`
+      }
+    }
+
+    /**
+     * Claims, starts or heartbeats several of the worker's runs in one
+     * statement (grouped worker calls; a waiting `start=true` poll starting
+     * what it was handed). Each run moves as its own call would; for each run
+     * it could not move, why: not the worker's (404) or the wrong state or a
+     * passed deadline (409).
+     */
+    const stepMany = (
+      workerId: string,
+      runIds: ReadonlyArray<string>,
+      step: Exclude<WorkerStep, "complete">
+    ): Effect.Effect<{ readonly moved: ReadonlyArray<RunRow>; readonly rejected: ReadonlyArray<Rejected> }> =>
+      Effect.gen(function*() {
+        const now = yield* nowIso
+        const moved = yield* sql<RunRow>`
+          UPDATE runs SET ${stepSet(step, now)}
+          WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId} AND ${stepFrom(step)}
             AND deadline_at > ${now}::timestamptz
-          RETURNING *`).pipe(Effect.orDie, Effect.flatMap(expect(workerId, runId, "heartbeat")), hotSpan("Transitions.heartbeat"))
+          RETURNING *`.pipe(Effect.orDie)
+        const done = new Set(moved.map((row) => row.id))
+        const missing = runIds.filter((id) => !done.has(id))
+        const rejected = missing.length === 0 ? [] : yield* rejections(workerId, missing, step)
+        return { moved, rejected }
+      }).pipe(hotSpan("Transitions.stepMany"))
 
     /**
      * Places in this instance's delivery loop for `n` webhooks (see
@@ -265,28 +273,9 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const completedSet = (now: string) =>
       sql`ended_at = ${now}::timestamptz, duration_ms = ${durationMs(now)(sql)}, deadline_at = NULL`
 
-    const complete = (workerId: string, runId: string, completion: Completion): Effect.Effect<Terminal, NotFound | Conflict> =>
-      Effect.gen(function*() {
-        const now = yield* nowIso
-        const [ended] = yield* terminal(
-          sql<RunRow>`
-            UPDATE runs SET status = ${completion.status}, ${completedSet(now)},
-              short_message = ${completion.shortMessage}, error_message = ${completion.errorMessage},
-              cost_usd = ${completion.costUsd}::numeric, fault_class = ${completion.faultClass}
-            WHERE id = ${runId} AND worker_id = ${workerId} AND status IN ('claimed', 'running')
-              AND deadline_at > ${now}::timestamptz
-            RETURNING *`,
-          now,
-          { runIds: [runId], ids: [uuidv7()] }
-        )
-        if (ended === undefined) return yield* rejection(workerId, runId, "complete")
-        yield* published(ended)
-        return ended
-      }).pipe(hotSpan("Transitions.complete", { runId }))
-
     /**
      * Completes several of the worker's runs in one statement (the batched
-     * complete). Answers the runs it ended and, for each run it could not,
+     * complete, and grouped single completes). Answers the runs it ended and, for each run it could not,
      * why: not the worker's (404) or the wrong state (409), as `complete`.
      */
     const completeMany = (
@@ -349,6 +338,6 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         return ended
       }).pipe(hotSpan("Transitions.timeOut", { runId }))
 
-    return { claim, claimMany, startMany, assignedTo, start, heartbeat, complete, completeMany, timeOut } as const
+    return { claimMany, stepMany, assignedTo, completeMany, timeOut } as const
   })
 }) {}

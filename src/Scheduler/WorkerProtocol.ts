@@ -4,7 +4,8 @@ import type { Conflict, NotFound } from "../Domain/Errors.js"
 import type { FaultClass, RunRow } from "../Runs/Run.js"
 import { Supervisor } from "./Supervisor.js"
 import { toMillis } from "./Time.js"
-import { type Completion, type PolledRow, type Rejected, type Terminal, Transitions } from "./Transitions.js"
+import * as Grouped from "../Concurrency/Grouped.js"
+import { type Completion, type PolledRow, type Rejected, rejectionError, type Terminal, Transitions } from "./Transitions.js"
 import { Wakeups } from "./Wakeups.js"
 import { hotSpan } from "../Config/Tracing.js"
 
@@ -25,6 +26,27 @@ export interface CompleteRequest {
   readonly stderr?: string | undefined
   readonly costUsd?: string | undefined
   readonly faultClass?: FaultClass | undefined
+}
+
+interface StepCall {
+  readonly workerId: string
+  readonly runId: string
+  readonly step: "claim" | "start" | "heartbeat"
+}
+
+/** Each call's answer from a grouped statement: its row, or why it was refused. */
+const answers = <A extends { readonly id: string }>(
+  result: { readonly moved: ReadonlyArray<A>; readonly rejected: ReadonlyArray<Rejected> }
+) =>
+(calls: ReadonlyArray<{ readonly runId: string }>): ReadonlyArray<Effect.Effect<A, NotFound | Conflict>> => {
+  const moved = new Map(result.moved.map((row) => [row.id, row]))
+  const refused = new Map(result.rejected.map((why) => [why.runId, why]))
+  return calls.map((call) => {
+    const row = moved.get(call.runId)
+    if (row !== undefined) return Effect.succeed(row)
+    const why = refused.get(call.runId)
+    return why === undefined ? Effect.dieMessage(`no answer for run ${call.runId}`) : Effect.fail(rejectionError(why))
+  })
 }
 
 /** A poll answers at most this many unclaimed runs. */
@@ -57,7 +79,7 @@ export const firstBytes = (text: string, max: number): string => {
  * new state needs.
  */
 export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/WorkerProtocol", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const transitions = yield* Transitions
     const supervisor = yield* Supervisor
     const wakeups = yield* Wakeups
@@ -93,8 +115,8 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
      * in between and supervision times it out.
      */
     const started = (workerId: string, handed: ReadonlyArray<PolledRow>) =>
-      Effect.map(transitions.startMany(workerId, handed.map((row) => row.id)), (rows) => {
-        const byId = new Map(rows.map((row) => [row.id, row]))
+      Effect.map(transitions.stepMany(workerId, handed.map((row) => row.id), "start"), ({ moved }) => {
+        const byId = new Map(moved.map((row) => [row.id, row]))
         return handed.flatMap((row) => {
           const now = byId.get(row.id)
           return now === undefined ? [] : [{ ...now, trigger_name: row.trigger_name, trigger_input: row.trigger_input }]
@@ -127,15 +149,26 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
         }
       }).pipe(hotSpan("WorkerProtocol.poll"), Effect.annotateLogs({ workerId }))
 
+    // The contract's one-call-per-step requests, grouped per worker and step
+    // (`Concurrency/Grouped`): a worker's calls that arrive while its
+    // previous statement for that step runs share the next one.
+    const stepped = yield* Grouped.make<StepCall, RunRow, NotFound | Conflict>({
+      max: pollPageSize,
+      id: (call) => call.runId,
+      run: (_key, calls) =>
+        Effect.map(transitions.stepMany(calls[0]!.workerId, calls.map((call) => call.runId), calls[0]!.step), (result) => answers(result)(calls))
+    })
+    const step = (workerId: string, runId: string, step: StepCall["step"]) => stepped(`${step}/${workerId}`, { workerId, runId, step })
+
     const claim = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
-      Effect.tap(transitions.claim(workerId, runId), watch)
+      Effect.tap(step(workerId, runId, "claim"), watch)
 
     const start = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
-      Effect.tap(transitions.start(workerId, runId), watch)
+      Effect.tap(step(workerId, runId, "start"), watch)
 
     // A heartbeat only moves the deadline later: the fiber finds it when it wakes.
     const heartbeat = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
-      transitions.heartbeat(workerId, runId)
+      step(workerId, runId, "heartbeat")
 
     const completion = (request: CompleteRequest): Completion => {
       const failed = request.status === "failed"
@@ -156,11 +189,6 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
         for (const environmentId of retried) yield* supervisor.assignAndWatch(environmentId)
       })
 
-    const complete = (workerId: string, runId: string, request: CompleteRequest): Effect.Effect<Terminal, NotFound | Conflict> =>
-      Effect.tap(transitions.complete(workerId, runId, completion(request)), (terminal) => ended([terminal])).pipe(
-        Effect.annotateLogs({ workerId, runId })
-      )
-
     /** Several completes in one statement (`POST /workers/{id}/runs/complete`); each run is accepted or rejected on its own. */
     const completeMany = (
       workerId: string,
@@ -170,6 +198,18 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
         transitions.completeMany(workerId, requests.map((request) => ({ runId: request.runId, completion: completion(request) }))),
         (result) => ended(result.ended)
       ).pipe(Effect.annotateLogs({ workerId }))
+
+    // Single completes, grouped per worker as the other steps are.
+    const completes = yield* Grouped.make<CompleteRequest & { readonly workerId: string; readonly runId: string }, Terminal, NotFound | Conflict>({
+      max: pollPageSize,
+      id: (call) => call.runId,
+      run: (_key, calls) =>
+        Effect.map(completeMany(calls[0]!.workerId, calls), ({ ended, rejected }) =>
+          answers({ moved: ended.map((terminal) => ({ ...terminal, id: terminal.run.id })), rejected })(calls))
+    })
+
+    const complete = (workerId: string, runId: string, request: CompleteRequest): Effect.Effect<Terminal, NotFound | Conflict> =>
+      completes(workerId, { ...request, workerId, runId }).pipe(Effect.annotateLogs({ workerId, runId }))
 
     return { poll, claim, start, heartbeat, complete, completeMany } as const
   })

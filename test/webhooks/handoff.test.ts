@@ -64,8 +64,8 @@ const runningRun = (at: Seed, triggerId: string) =>
   Effect.gen(function*() {
     const transitions = yield* Transitions
     const runId = yield* requestRun(triggerId, at.userId)
-    yield* transitions.claim(at.workerId, runId)
-    yield* transitions.start(at.workerId, runId)
+    yield* transitions.stepMany(at.workerId, [runId], "claim")
+    yield* transitions.stepMany(at.workerId, [runId], "start")
     return runId
   })
 
