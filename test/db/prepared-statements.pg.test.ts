@@ -34,6 +34,25 @@ describe("prepared statements (Postgres)", () => {
         expect(statements.some((s) => s.includes("pg_prepared_statements"))).toBe(false)
       }))))
 
+  it.scoped("prepared again once the connection's age doubles (plans follow the tables' growth), the old one deallocated", () =>
+    withClient(true, (sql) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const names = Effect.map(
+          sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements`,
+          (rows) => rows.filter((r) => r.statement.includes("::int * 2 AS n")).map((r) => r.name)
+        )
+        expect(yield* sql<{ n: number }>`SELECT ${4}::int * 2 AS n`).toEqual([{ n: 8 }])
+        const young = yield* names
+        expect(young).toHaveLength(1)
+        expect(young[0]).toMatch(/_0$/)
+        // Real time: the connection's age decides (two seconds and more is generation 1).
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2100)))
+        expect(yield* sql<{ n: number }>`SELECT ${5}::int * 2 AS n`).toEqual([{ n: 10 }])
+        const older = yield* names
+        expect(older).toHaveLength(1)
+        expect(older[0]).toMatch(/_1$/)
+      }))))
+
   it.scoped("DATABASE_PREPARED_STATEMENTS=false sends every statement unnamed", () =>
     withClient(false, (sql) =>
       sql.withTransaction(Effect.gen(function*() {
