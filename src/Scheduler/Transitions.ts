@@ -312,32 +312,55 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
      * Heartbeat or execution deadline passed: `timed_out`, `client` when the
      * run was running past its timeoutSeconds, else `infra` (the worker went
      * silent). Undefined when the deadline moved or another instance won.
-     * `followUp` false (no retries left, no webhook, as the caller read from
-     * the run's snapshot) makes it the bare UPDATE: many runs time out at
-     * once when a fleet of workers goes silent, and that statement is lighter.
-     * `at`: when the supervisor saw the deadline pass (ms), recorded as the
-     * run's end; by default the clock's now.
+     * With its follow-up in the same statement (the retry, the webhook);
+     * runs with neither end through the lighter `timeOutMany`. `at`: when the
+     * supervisor saw the deadline pass (ms), recorded as the run's end; by
+     * default the clock's now.
      */
-    const timeOut = (runId: string, followUp = true, at?: number): Effect.Effect<Terminal | undefined> =>
+    const timeOut = (runId: string, at?: number): Effect.Effect<Terminal | undefined> =>
       Effect.gen(function*() {
         const now = at === undefined ? yield* nowIso : new Date(at).toISOString()
-        const update = sql<RunRow>`
-          UPDATE runs SET status = 'timed_out', ended_at = ${now}::timestamptz,
-            duration_ms = ${durationMs(now)(sql)},
-            fault_class = CASE
-              WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${now}::timestamptz
-              THEN 'client' ELSE 'infra' END,
-            deadline_at = NULL
-          WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
-          RETURNING *`
-        const ended = followUp
-          ? (yield* terminal(update, now, { runIds: [runId], ids: [uuidv7()] }))[0]
-          : yield* Effect.map(Effect.orDie(update), (rows): Terminal | undefined =>
-            rows[0] === undefined ? undefined : { run: rows[0], retry: undefined })
+        const [ended] = yield* terminal(
+          sql<RunRow>`
+            UPDATE runs SET status = 'timed_out', ended_at = ${now}::timestamptz,
+              duration_ms = ${durationMs(now)(sql)},
+              fault_class = CASE
+                WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${now}::timestamptz
+                THEN 'client' ELSE 'infra' END,
+              deadline_at = NULL
+            WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
+            RETURNING *`,
+          now,
+          { runIds: [runId], ids: [uuidv7()] }
+        )
         yield* published(ended)
         return ended
       }).pipe(hotSpan("Transitions.timeOut", { runId }))
 
-    return { claimMany, stepMany, assignedTo, completeMany, timeOut } as const
+    /**
+     * `timeOut` for runs with no follow-up (no retries left, no webhook, as
+     * the caller read from each run's snapshot): the bare UPDATE, for several
+     * runs in one statement (many runs time out at once when a fleet of
+     * workers goes silent, and the supervisor groups them), each recorded as
+     * ended at its own `at` (ms). Answers the runs it ended; a run whose deadline moved or
+     * that another instance ended is left out.
+     */
+    const timeOutMany = (items: ReadonlyArray<{ readonly runId: string; readonly at: number }>): Effect.Effect<ReadonlyArray<RunRow>> =>
+      Effect.gen(function*() {
+        const ended = yield* sql<RunRow>`
+          UPDATE runs SET status = 'timed_out', ended_at = i.at,
+            duration_ms = GREATEST(0, round(EXTRACT(EPOCH FROM (i.at - COALESCE(started_at, claimed_at, created_at))) * 1000))::bigint,
+            fault_class = CASE
+              WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= i.at
+              THEN 'client' ELSE 'infra' END,
+            deadline_at = NULL
+          FROM unnest(${items.map((item) => item.runId)}::uuid[], ${items.map((item) => new Date(item.at).toISOString())}::timestamptz[]) AS i(id, at)
+          WHERE runs.id = i.id AND runs.status IN ('claimed', 'running') AND runs.deadline_at <= i.at
+          RETURNING runs.*`.pipe(Effect.orDie)
+        yield* Effect.forEach(ended, (run) => events.publish(toRun(run)), { discard: true })
+        return ended
+      }).pipe(hotSpan("Transitions.timeOutMany"))
+
+    return { claimMany, stepMany, assignedTo, completeMany, timeOut, timeOutMany } as const
   })
 }) {}

@@ -21,6 +21,7 @@ import {
   seed,
   settle
 } from "./support.js"
+import { usingPostgres } from "../support/TestDatabase.js"
 
 
 /** Large enough that only the per-run fibers act, never the sweep. */
@@ -274,6 +275,46 @@ describe("supervision (TestClock)", () => {
         expect(yield* (yield* Supervisor).size).toBe(1)
       }).pipe(Effect.provide(schedulerOnly(noSweep)))
     }).pipe(Effect.provide(databaseLayer)))
+
+  // Live clock: under the TestClock, sleepers wake one after another (each
+  // after the previous one's statements), never together as real timers do.
+  it.live("runs falling due together time out in shared statements, each at its own deadline", () =>
+    Effect.gen(function*() {
+      const t0 = Date.now()
+      const env = yield* seed(new Date(t0))
+      const trigger = yield* addTrigger(env.environmentId)
+      const sql = yield* SqlClient.SqlClient
+      // Claimed by another instance (no fiber yet): two deadlines, 1.5 s and 1.8 s from now, ten runs each.
+      const rows = yield* sql<{ id: string; deadline_at: Date; claimed_at: Date }>`
+        INSERT INTO runs (id, trigger_id, environment_id, status, worker_id, timeout_seconds, heartbeat_timeout_seconds,
+                          max_retries, created_at, claimed_at, deadline_at)
+        SELECT gen_random_uuid(), ${trigger}, ${env.environmentId}, 'claimed', ${env.workerId}, 3600, 30, 0,
+               ${new Date(t0).toISOString()}::timestamptz, ${new Date(t0).toISOString()}::timestamptz,
+               ${new Date(t0).toISOString()}::timestamptz + (1500 + (i % 2) * 300) * interval '1 millisecond'
+        FROM generate_series(1, 20) AS i
+        RETURNING id, deadline_at, claimed_at`
+      yield* Effect.gen(function*() {
+        const ended = yield* eventually(
+          sql<{ id: string; status: string; fault_class: string; ended_at: Date; xmin: string }>`
+            SELECT id, status, fault_class, ended_at, xmin::text AS xmin FROM runs WHERE trigger_id = ${trigger}`.pipe(Effect.orDie),
+          (rows) => rows.every((r) => r.status === "timed_out")
+        )
+        expect(ended.every((r) => r.fault_class === "infra")).toBe(true)
+        // Each recorded when its own fiber woke: past its own deadline, within
+        // the second the contract allows (timers run late on a busy CI).
+        const deadline = new Map(rows.map((r) => [r.id, r.deadline_at.getTime()]))
+        for (const r of ended) {
+          const late = r.ended_at.getTime() - deadline.get(r.id)!
+          expect(late).toBeGreaterThan(0)
+          expect(late).toBeLessThan(1000)
+        }
+        // Fewer statements than runs: the time-outs that fell due together
+        // shared them. On Postgres only: the embedded database runs each
+        // statement within the waking fiber's turn, before the next timer
+        // fires, so nothing is ever in flight for the next one to join.
+        if (usingPostgres()) expect(new Set(ended.map((r) => r.xmin)).size).toBeLessThan(20)
+      }).pipe(Effect.provide(schedulerOnly(noSweep)))
+    }).pipe(Effect.provide(databaseLayer), Effect.scoped), 30_000)
 
   // Live clock: the cost that matters is a fiber parked on a real timer, as in production.
   it.live("10,000 supervised runs stay cheap: one parked fiber each, under 8 KB a run", () =>
