@@ -1,8 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
-import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import * as Detached from "./Detached.js"
 
 interface Pending<I, O, E> {
   readonly item: I
@@ -41,13 +41,7 @@ export const make = <I, O, E>(options: GroupedOptions<I, O, E>): Effect.Effect<(
   Effect.gen(function*() {
     const groups = new Map<string, Group<I, O, E>>()
     const fibers = yield* FiberSet.make()
-    const built = yield* Effect.runtime<never>()
-    const fork = Runtime.runFork(Runtime.make({
-      context: built.context,
-      fiberRefs: built.fiberRefs,
-      // Interruptible whatever the region making this was.
-      runtimeFlags: Runtime.defaultRuntime.runtimeFlags
-    }))
+    const fork = yield* Detached.forker
 
     /** The next group: up to `max` items, no two with the same id (those wait for the one after). */
     const take = (group: Group<I, O, E>): Array<Pending<I, O, E>> => {

@@ -219,16 +219,6 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         Effect.orDie
       )
 
-    /** One run (`createMany` with one request). */
-    const create = (
-      triggerId: string,
-      options: CreateRequest & {
-        readonly environmentId?: string
-        readonly placement?: Placement
-      }
-    ): Effect.Effect<Created | undefined> =>
-      Effect.map(createMany(triggerId, [options], options), (created) => created[0])
-
     const list = (filter: RunFilter): Effect.Effect<ReadonlyArray<RunRow>> =>
       sql<RunRow>`
         SELECT * FROM runs
@@ -246,6 +236,6 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         ORDER BY id DESC
         LIMIT ${filter.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("RunsRepo.list"))
 
-    return { findTrigger, create, createMany, list } as const
+    return { findTrigger, createMany, list } as const
   })
 }) {}

@@ -4,13 +4,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
-import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import type { RunStatus } from "../Runs/Run.js"
 import type { Created, Placement } from "../Runs/RunsRepo.js"
 import { Assignment, type Deadline } from "./Assignment.js"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { toMillis } from "./Time.js"
+import * as Detached from "../Concurrency/Detached.js"
 import * as Grouped from "../Concurrency/Grouped.js"
 import { type PolledRow, type Terminal, Transitions } from "./Transitions.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
@@ -51,13 +51,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     // in, not from whichever request asked (`FiberMap.run`): a request fiber
     // hands down its log annotations and span, and its larger set of fiber
     // refs costs memory in every parked fiber for as long as the run lasts.
-    const built = yield* Effect.runtime<never>()
-    const fork = Runtime.runFork(Runtime.make({
-      context: built.context,
-      fiberRefs: built.fiberRefs,
-      // Interruptible whatever the region building the layer was.
-      runtimeFlags: Runtime.defaultRuntime.runtimeFlags
-    }))
+    const fork = yield* Detached.forker
     const clock = yield* Effect.clock
     // When each supervised run's fiber will next wake; a shorter deadline replaces the fiber.
     const wakes = new Map<string, Wake>()
@@ -307,13 +301,6 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
         return Effect.tap(created, requested)
       })
 
-    /** `creatingMany` for one run. */
-    const creating = <E, R>(
-      environmentId: string | undefined,
-      create: (placement: Placement) => Effect.Effect<Created | undefined, E, R>
-    ): Effect.Effect<Created | undefined, E, R> =>
-      Effect.map(creatingMany(environmentId, (placement) => Effect.map(create(placement), (run) => [run])), (created) => created[0])
-
     const activeWithDeadline = (horizon: string | undefined) =>
       sql<{ id: string; deadline_at: Date }>`
         SELECT id, deadline_at FROM runs
@@ -353,6 +340,6 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     /** How many runs this instance supervises right now. */
     const size: Effect.Effect<number> = FiberMap.size(fibers)
 
-    return { watch, watchAll, release, assignAndWatch, placement, creating, creatingMany, size } as const
+    return { watch, watchAll, release, assignAndWatch, placement, creatingMany, size } as const
   })
 }) {}

@@ -158,7 +158,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
       run: (_key, calls) =>
         Effect.map(transitions.stepMany(calls[0]!.workerId, calls.map((call) => call.runId), calls[0]!.step), (result) => answers(result)(calls))
     })
-    const step = (workerId: string, runId: string, step: StepCall["step"]) => stepped(`${step}/${workerId}`, { workerId, runId, step })
+    const step = (workerId: string, runId: string, kind: StepCall["step"]) => stepped(`${kind}/${workerId}`, { workerId, runId, step: kind })
 
     const claim = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
       Effect.tap(step(workerId, runId, "claim"), watch)

@@ -112,8 +112,8 @@ describe("run creation with a waiting claim poll (database)", () => {
         const repo = yield* RunsRepo
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
         const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
-        const created = yield* supervisor.creating(s.environmentId, (placement) =>
-          repo.create(triggerId, { input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" }, placement }))
+        const [created] = yield* supervisor.creatingMany(s.environmentId, (placement) =>
+          repo.createMany(triggerId, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }], { placement }))
         // The answer still reads as requested.
         expect(created!.run.status).toBe("queued")
         const handed = yield* Fiber.join(waiting)
@@ -133,11 +133,11 @@ describe("run creation with a waiting claim poll (database)", () => {
         const supervisor = yield* Supervisor
         const repo = yield* RunsRepo
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
-        const created = yield* supervisor.creating(s.environmentId, (placement) =>
+        const [created] = yield* supervisor.creatingMany(s.environmentId, (placement) =>
           // The poll leaves while the statement runs (its client disconnected).
           Effect.zipRight(
             wakeups.abandon(offer),
-            repo.create(triggerId, { input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" }, placement })
+            repo.createMany(triggerId, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }], { placement })
           ))
         expect(created!.assigned?.claimed?.status).toBe("claimed")
         const state = yield* runState(created!.run.id)

@@ -97,11 +97,8 @@ export const requestRun = (triggerId: string, userId: string) =>
     const repo = yield* RunsRepo
     const supervisor = yield* Supervisor
     // As a run request does: placed by its creating statement where the rules allow, else an assignment pass.
-    const created = yield* supervisor.creating(undefined, (placement) =>
-      repo.create(triggerId, {
-        input: undefined,
-        idempotencyKey: undefined,
-        actor: { _tag: "User", userId, sessionHash: "test" },
+    const [created] = yield* supervisor.creatingMany(undefined, (placement) =>
+      repo.createMany(triggerId, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId, sessionHash: "test" } }], {
         placement
       }))
     return created!.run.id
