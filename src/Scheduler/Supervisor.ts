@@ -256,7 +256,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
             continue
           }
           effects.push(watch(run.run.id, run.assigned.deadlineAt.getTime()))
-          // A run claimed for a waiting poll was handed to it already (see `creating`).
+          // A run claimed for a waiting poll was handed to it already (see `creatingMany`).
           if (run.assigned.claimed === undefined) effects.push(wakeups.wake(run.assigned.workerId))
         }
         for (const environmentId of queuedIn) effects.push(assignAndWatch(environmentId))

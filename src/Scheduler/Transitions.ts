@@ -63,9 +63,6 @@ const outboxRowOf = (run: RunRow): OutboxRow => ({
 
 type WorkerStep = "claim" | "start" | "heartbeat" | "complete"
 
-const durationMs = (now: string) => (sql: SqlClient.SqlClient) =>
-  sql`GREATEST(0, round(EXTRACT(EPOCH FROM (${now}::timestamptz - COALESCE(started_at, claimed_at, created_at))) * 1000))::bigint`
-
 /**
  * The run state machine after assignment. Every transition is one conditional
  * UPDATE ... RETURNING: the row count decides, so a transition from the wrong
@@ -270,8 +267,20 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const published = (terminal: Terminal | undefined) =>
       terminal === undefined ? Effect.void : events.publish(toRun(terminal.run))
 
+    // A run's duration when it ends at `end` (a timestamptz expression).
+    const durationUntil = (end: Statement.Fragment) =>
+      sql`GREATEST(0, round(EXTRACT(EPOCH FROM (${end} - COALESCE(started_at, claimed_at, created_at))) * 1000))::bigint`
+
     const completedSet = (now: string) =>
-      sql`ended_at = ${now}::timestamptz, duration_ms = ${durationMs(now)(sql)}, deadline_at = NULL`
+      sql`ended_at = ${now}::timestamptz, duration_ms = ${durationUntil(sql`${now}::timestamptz`)}, deadline_at = NULL`
+
+    // What a time-out sets, ended at `end` (shared by the single and grouped forms).
+    const timedOutSet = (end: Statement.Fragment) =>
+      sql`status = 'timed_out', ended_at = ${end}, duration_ms = ${durationUntil(end)},
+        fault_class = CASE
+          WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${end}
+          THEN 'client' ELSE 'infra' END,
+        deadline_at = NULL`
 
     /**
      * Completes several of the worker's runs in one statement (the batched
@@ -322,12 +331,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         const now = at === undefined ? yield* nowIso : new Date(at).toISOString()
         const [ended] = yield* terminal(
           sql<RunRow>`
-            UPDATE runs SET status = 'timed_out', ended_at = ${now}::timestamptz,
-              duration_ms = ${durationMs(now)(sql)},
-              fault_class = CASE
-                WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${now}::timestamptz
-                THEN 'client' ELSE 'infra' END,
-              deadline_at = NULL
+            UPDATE runs SET ${timedOutSet(sql`${now}::timestamptz`)}
             WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
             RETURNING *`,
           now,
@@ -342,18 +346,13 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
      * the caller read from each run's snapshot): the bare UPDATE, for several
      * runs in one statement (many runs time out at once when a fleet of
      * workers goes silent, and the supervisor groups them), each recorded as
-     * ended at its own `at` (ms). Answers the runs it ended; a run whose deadline moved or
-     * that another instance ended is left out.
+     * ended at its own `at` (ms). Answers the runs it ended; a run whose
+     * deadline moved or that another instance ended is left out.
      */
     const timeOutMany = (items: ReadonlyArray<{ readonly runId: string; readonly at: number }>): Effect.Effect<ReadonlyArray<RunRow>> =>
       Effect.gen(function*() {
         const ended = yield* sql<RunRow>`
-          UPDATE runs SET status = 'timed_out', ended_at = i.at,
-            duration_ms = GREATEST(0, round(EXTRACT(EPOCH FROM (i.at - COALESCE(started_at, claimed_at, created_at))) * 1000))::bigint,
-            fault_class = CASE
-              WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= i.at
-              THEN 'client' ELSE 'infra' END,
-            deadline_at = NULL
+          UPDATE runs SET ${timedOutSet(sql`i.at`)}
           FROM unnest(${items.map((item) => item.runId)}::uuid[], ${items.map((item) => new Date(item.at).toISOString())}::timestamptz[]) AS i(id, at)
           WHERE runs.id = i.id AND runs.status IN ('claimed', 'running') AND runs.deadline_at <= i.at
           RETURNING runs.*`.pipe(Effect.orDie)
