@@ -38,6 +38,7 @@ import { Workers } from "./Workers/Workers.js"
 import { WorkersRepo } from "./Workers/WorkersRepo.js"
 import { DashboardLive } from "./Dashboard/Http.js"
 import { Dashboard } from "./Dashboard/Dashboard.js"
+import * as WebRoutes from "./Web/Routes.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -99,6 +100,7 @@ const CorsLive = Layer.unwrapEffect(
  */
 export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  Layer.provide(WebRoutes.layer()),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
   Layer.provide(ErrorMiddleware.layer),
   Layer.provide(CorsLive),

@@ -1,0 +1,48 @@
+import { describe, expect, layer as withLayer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { call, layer } from "../support/TestApp.js"
+
+const assetPaths = (html: string): Array<string> => [...html.matchAll(/"(\/assets\/[^"]+)"/g)].map((m) => m[1]!)
+
+withLayer(layer(), { excludeTestServices: true })("dashboard serving", (it) => {
+  describe("the page", () => {
+    it.effect("/ is the page, revalidated on every visit, with a strict CSP and no framing", () =>
+      Effect.gen(function*() {
+        const res = yield* call("GET", "/")
+        expect(res.status).toBe(200)
+        expect(res.headers["content-type"]).toContain("text/html")
+        expect(res.headers["cache-control"]).toBe("no-cache")
+        const csp = res.headers["content-security-policy"]!
+        expect(csp).toContain("script-src 'self'")
+        expect(csp).toContain("style-src 'self'")
+        expect(csp).toContain("frame-ancestors 'none'")
+        expect(csp).not.toContain("unsafe-inline")
+        expect(res.headers["x-content-type-options"]).toBe("nosniff")
+        expect(res.headers["referrer-policy"]).toBe("no-referrer")
+      }))
+
+    it.effect("assets are named by their content hash and cached for a year", () =>
+      Effect.gen(function*() {
+        const page = yield* call("GET", "/")
+        const paths = assetPaths(page.body as string)
+        expect(paths.length).toBe(2)
+        for (const path of paths) {
+          expect(path).toMatch(/^\/assets\/app\.[0-9a-f]{12}\.(js|css)$/)
+          const res = yield* call("GET", path)
+          expect(res.status).toBe(200)
+          expect(res.headers["cache-control"]).toBe("public, max-age=31536000, immutable")
+          expect(res.headers["x-content-type-options"]).toBe("nosniff")
+        }
+      }))
+
+    it.effect("an unknown asset and an unknown route keep the API's 404 body", () =>
+      Effect.gen(function*() {
+        const asset = yield* call("GET", "/assets/app.js")
+        expect(asset.status).toBe(404)
+        expect(asset.body).toEqual({ error: "asset not found" })
+        const route = yield* call("GET", "/nowhere")
+        expect(route.status).toBe(404)
+        expect(typeof route.body.error).toBe("string")
+      }))
+  })
+})
