@@ -90,9 +90,11 @@ const signOut = async () => {
 }
 
 const choose = (label, items, current, onChange) => {
-  const select = el("select", { onchange: (event) => onChange(event.target.value) },
+  // An explicit for/id label: a wrapping label would add the chosen option to the control's name.
+  const id = `choose-${label.toLowerCase()}`
+  const select = el("select", { id, onchange: (event) => onChange(event.target.value) },
     ...items.map((item) => el("option", { value: item.id, selected: item.id === current }, item.name)))
-  return el("label", {}, label, select)
+  return el("span", { class: "choice" }, el("label", { for: id }, label), select)
 }
 
 const overviewView = async (env) => {

@@ -1,0 +1,67 @@
+import * as fs from "node:fs/promises"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { NodeHttpServer } from "@effect/platform-node"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import { createServer } from "node:http"
+import { type BrowserContext, chromium } from "playwright-core"
+import { HttpLive } from "../../src/App.js"
+import { layerWith as configWith } from "../../src/Config/AppConfig.js"
+import * as TestDatabase from "./TestDatabase.js"
+
+/** Debian's chromium: the tests never download a browser. */
+export const executablePath = "/usr/bin/chromium"
+
+/** The base URL the service under test listens on. */
+export class ServiceUrl extends Context.Tag("test/ServiceUrl")<ServiceUrl, string>() {}
+
+const freePort = Effect.async<number>((resume) => {
+  const probe = net.createServer()
+  probe.listen(0, "127.0.0.1", () => {
+    const port = (probe.address() as net.AddressInfo).port
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+/**
+ * The whole service on a real port and a fresh database, with PUBLIC_URL set
+ * to the address the browser opens, so the Origin it sends on writes is allowed.
+ */
+export const serviceLayer = Layer.unwrapEffect(
+  Effect.map(freePort, (port) => {
+    const url = `http://127.0.0.1:${port}`
+    return HttpLive.pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
+      Layer.provideMerge(TestDatabase.layer),
+      Layer.provideMerge(configWith({ publicUrl: url })),
+      Layer.merge(Layer.succeed(ServiceUrl, url))
+    )
+  })
+)
+
+/** One headless Chromium with a fresh profile directory, closed (and the profile removed) with the scope. */
+export const browser: Effect.Effect<BrowserContext, never, Scope.Scope> = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const profile = await fs.mkdtemp(path.join(os.tmpdir(), "pts-chromium-"))
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath,
+      headless: true,
+      viewport: { width: 1280, height: 800 },
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync"
+      ]
+    })
+    return { context, profile }
+  }),
+  ({ context, profile }) => Effect.promise(() => context.close().then(() => fs.rm(profile, { recursive: true, force: true })))
+).pipe(Effect.map(({ context }) => context))
