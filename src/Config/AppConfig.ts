@@ -60,8 +60,17 @@ export const config = Effect.gen(function*() {
   )
   const databasePreparedStatements = yield* Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true))
   const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
-  const publicUrl = yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
-  const allowedOrigins = yield* csv("ALLOWED_ORIGINS")
+  const publicUrlSet = yield* Config.string("PUBLIC_URL").pipe(
+    Config.withDescription("the origin browsers use to reach the service; default http://localhost:PORT"),
+    Config.option
+  )
+  const publicUrl = Option.getOrElse(publicUrlSet, () => `http://localhost:${port}`)
+  // Without PUBLIC_URL the service is reached on this machine, under whichever
+  // loopback spelling the user copies (the log prints 127.0.0.1, the default is localhost).
+  const loopbackOrigins = Option.isNone(publicUrlSet)
+    ? [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`]
+    : []
+  const allowedOrigins = [...(yield* csv("ALLOWED_ORIGINS")), ...loopbackOrigins]
   const jwtSecretOpt = yield* Config.redacted("JWT_SECRET").pipe(Config.option)
   const secretsKeyOpt = yield* Config.redacted("SECRETS_KEY").pipe(Config.option)
   const cookieSecure = yield* Config.boolean("COOKIE_SECURE").pipe(Config.withDefault(production))

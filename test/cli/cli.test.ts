@@ -9,7 +9,8 @@ import * as path from "node:path"
 import { createTrigger, mintRegistrationToken, registerWorker, setupEnvironment } from "../support/Fixtures.js"
 import { layer } from "../support/TestApp.js"
 import { isTerminal, readRun, requestRun, serverUrl, waitForRun } from "../sdk/support.js"
-import { alive, exitCode, startAgent, waitForOutput } from "./support.js"
+import { defaultTokenFile } from "../../src/WorkerAgent/Options.js"
+import { alive, configHome, exitCode, startAgent, waitForOutput } from "./support.js"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "pipeline-worker-test-"))),
@@ -38,7 +39,10 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
 
       const first = yield* startAgent(args, { cwd: dir, env: agentEnv })
       yield* waitForOutput(first, /worker polling for runs/)
-      const tokenFile = path.join(dir, ".pipeline-worker-token")
+      // Kept under the user's config directory, one file per server; nothing in the working directory.
+      const tokenFile = defaultTokenFile(url, { XDG_CONFIG_HOME: configHome(dir) })
+      expect(tokenFile).toBe(path.join(configHome(dir), "pipeline-worker", `${url.replace(/[^A-Za-z0-9.-]+/g, "_")}.json`))
+      expect(fs.readdirSync(dir)).toEqual([".config"])
       const saved = JSON.parse(fs.readFileSync(tokenFile, "utf8"))
       expect(saved.token).toMatch(/^wkt_/)
       expect(fs.statSync(tokenFile).mode & 0o777).toBe(0o600)
@@ -153,7 +157,9 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       expect(revoked.output()).not.toContain(token)
 
       // A saved token that no longer works names the file to delete.
-      fs.writeFileSync(path.join(dir, ".pipeline-worker-token"), JSON.stringify({ workerId, token, url }), { mode: 0o600 })
+      const tokenFile = defaultTokenFile(url, { XDG_CONFIG_HOME: configHome(dir) })
+      fs.mkdirSync(path.dirname(tokenFile), { recursive: true })
+      fs.writeFileSync(tokenFile, JSON.stringify({ workerId, token, url }), { mode: 0o600 })
       const saved = yield* startAgent(["--url", url], { cwd: dir })
       expect(yield* exitCode(saved)).toBe(1)
       expect(saved.output()).toContain("delete that file to register again")
@@ -162,6 +168,55 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       expect(yield* exitCode(spent)).toBe(1)
       expect(spent.output()).toContain("registration token refused")
     }), 60_000)
+
+  it.scoped("a saved token is used only for the server that issued it; a new registration token registers anew", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const url = yield* serverUrl
+      const dir = yield* tempDir
+      const first = yield* mintRegistrationToken(env)
+      const agent = yield* startAgent(["--url", url, "--registration-token", first], { cwd: dir })
+      yield* waitForOutput(agent, /worker polling for runs/)
+      agent.child.kill("SIGTERM")
+      expect(yield* exitCode(agent)).toBe(0)
+      const tokenFile = defaultTokenFile(url, { XDG_CONFIG_HOME: configHome(dir) })
+      const firstWorker = JSON.parse(fs.readFileSync(tokenFile, "utf8")).workerId
+
+      // The same token file named for another server: refused with a message naming both, not tried there.
+      const other = `http://127.0.0.1:${yield* Effect.promise(() => freePort())}`
+      const elsewhere = yield* startAgent(["--url", other, "--token-file", tokenFile], { cwd: dir })
+      expect(yield* exitCode(elsewhere)).toBe(1)
+      expect(elsewhere.output()).toContain(`issued by ${url}, not ${other}`)
+
+      // Another registration token for the same server registers a new worker and saves it.
+      const second = yield* mintRegistrationToken(env)
+      const again = yield* startAgent(["--url", url, "--registration-token", second], { cwd: dir })
+      yield* waitForOutput(again, /worker polling for runs/)
+      expect(again.output()).not.toContain("using the worker token saved")
+      const secondWorker = JSON.parse(fs.readFileSync(tokenFile, "utf8")).workerId
+      expect(secondWorker).not.toBe(firstWorker)
+      again.child.kill("SIGTERM")
+      expect(yield* exitCode(again)).toBe(0)
+    }), 60_000)
+
+  it.scoped("--version and --help need no server; --help names every option and environment variable", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const version = yield* startAgent(["--version"], { cwd: dir })
+      expect(yield* exitCode(version)).toBe(0)
+      const pkg = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../package.json"), "utf8"))
+      expect(version.output().trim()).toBe(`pipeline-worker ${pkg.version}`)
+      const help = yield* startAgent(["--help"], { cwd: dir })
+      expect(yield* exitCode(help)).toBe(0)
+      for (
+        const name of [
+          "--url", "--registration-token", "--token", "--worker-id", "--token-file", "--label", "--concurrency",
+          "--shutdown-grace", "--help", "--version", "PIPELINE_URL", "PIPELINE_REGISTRATION_TOKEN",
+          "PIPELINE_WORKER_TOKEN", "PIPELINE_WORKER_ID", "PIPELINE_TOKEN_FILE", "PIPELINE_WORKER_LABEL",
+          "PIPELINE_CONCURRENCY", "PIPELINE_SHUTDOWN_GRACE_SECONDS", "XDG_CONFIG_HOME"
+        ]
+      ) expect(help.output()).toContain(name)
+    }), 30_000)
 
   it.scoped("a bad URL exits at once; an unreachable server is retried with backoff and logged", () =>
     Effect.gen(function*() {

@@ -6,6 +6,9 @@ import * as path from "node:path"
 const root = path.resolve(import.meta.dirname, "../..")
 const bin = path.join(root, "bin", "pipeline-worker.js")
 
+/** The config directory the agents of a test started in `cwd` use. */
+export const configHome = (cwd: string): string => path.join(cwd, ".config")
+
 export interface Agent {
   readonly child: ChildProcess
   /** Everything the agent wrote so far (its logs go to stderr). */
@@ -23,7 +26,13 @@ export const startAgent = (args: ReadonlyArray<string>, options: { readonly cwd:
     Effect.sync((): Agent => {
       const child = spawn(process.execPath, [bin, ...args], {
         cwd: options.cwd,
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...options.env },
+        // The agent keeps its token under XDG_CONFIG_HOME: a folder of the test's own, never the user's.
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: process.env.HOME ?? "/tmp",
+          XDG_CONFIG_HOME: configHome(options.cwd),
+          ...options.env
+        },
         stdio: ["ignore", "pipe", "pipe"]
       })
       let text = ""
