@@ -11,6 +11,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY tsconfig.json ./
 COPY src ./src
+COPY web ./web
 
 # Inside a container the service must listen on every interface; the embedded
 # database (used only when DATABASE_URL is unset) lives in /data.
