@@ -17,7 +17,8 @@ import { AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive } 
 import { Sessions } from "./Auth/Sessions.js"
 import { Users } from "./Auth/Users.js"
 import { SecretBox } from "./Crypto/SecretBox.js"
-import { HealthLive } from "./Health/Http.js"
+import { HealthLive, rootProbes } from "./Health/Http.js"
+import { Readiness } from "./Health/Readiness.js"
 import * as ErrorMiddleware from "./Http/ErrorMiddleware.js"
 import { Origins } from "./Http/Origins.js"
 import { RunsLive } from "./Runs/Http.js"
@@ -39,6 +40,8 @@ import { WorkersRepo } from "./Workers/WorkersRepo.js"
 import { DashboardLive } from "./Dashboard/Http.js"
 import { Dashboard } from "./Dashboard/Dashboard.js"
 import * as WebRoutes from "./Web/Routes.js"
+import * as MetricsRoute from "./Observability/MetricsRoute.js"
+import * as RequestLog from "./Observability/RequestLog.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -58,7 +61,8 @@ export const ServicesLive = Layer.mergeAll(
   Triggers.Default,
   Workers.Default,
   WorkersRepo.Default,
-  Dashboard.Default
+  Dashboard.Default,
+  Readiness.Default
 ).pipe(
   // One ApiKeys for all: it holds the verified-key cache that deleting a key or an environment clears.
   Layer.provideMerge(ApiKeys.Default),
@@ -98,8 +102,9 @@ const CorsLive = Layer.unwrapEffect(
  * The HTTP application: every endpoint, the OpenAPI document, the docs page,
  * CORS and the error model. Needs an `HttpServer`, a `SqlClient` and `AppConfig`.
  */
-export const HttpLive = HttpApiBuilder.serve().pipe(
+export const HttpLive = HttpApiBuilder.serve(RequestLog.middleware()).pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+  Layer.provide([rootProbes, MetricsRoute.layer]),
   Layer.provide(WebRoutes.layer()),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
   Layer.provide(ErrorMiddleware.layer),

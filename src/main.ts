@@ -7,6 +7,7 @@ import { AppConfig, layer as AppConfigLive } from "./Config/AppConfig.js"
 import * as Logging from "./Config/Logging.js"
 import * as Tracing from "./Config/Tracing.js"
 import * as Database from "./Db/Database.js"
+import { drainOnSignal, Readiness, shutdownDelaySeconds } from "./Health/Readiness.js"
 
 /**
  * The Node server, drained on SIGTERM/SIGINT. `server.close()` (run when the
@@ -45,21 +46,25 @@ const ServerLive = Layer.unwrapEffect(
 )
 
 /**
- * SIGTERM interrupts the app (runMain): the server stops accepting, in-flight
+ * SIGTERM interrupts the app (runMain): readiness answers 503 for
+ * SHUTDOWN_DELAY_SECONDS, then the server stops accepting, in-flight
  * requests finish, background fibers hand their work back to the database.
- * If that takes longer than SHUTDOWN_TIMEOUT_SECONDS the process exits anyway.
+ * If that takes longer than SHUTDOWN_TIMEOUT_SECONDS (after the delay) the process exits anyway.
  */
 const ShutdownDeadline = Layer.effectDiscard(
-  Effect.map(AppConfig, (config) => {
-    const arm = () => setTimeout(() => process.exit(1), config.shutdownTimeoutSeconds * 1000).unref()
+  Effect.zipWith(AppConfig, shutdownDelaySeconds, (config, delay) => {
+    const arm = () => setTimeout(() => process.exit(1), (delay + config.shutdownTimeoutSeconds) * 1000).unref()
     process.once("SIGTERM", arm)
     process.once("SIGINT", arm)
   })
 )
 
-HttpLive.pipe(
+// The drain hook is built after the server, so on shutdown it is released first (see `drainOnSignal`).
+drainOnSignal.pipe(
+  Layer.provide(HttpLive),
   Layer.provide(ServerLive),
   Layer.provide(Database.layer),
+  Layer.provide(Readiness.Default),
   Layer.merge(ShutdownDeadline),
   Layer.provide(AppConfigLive),
   Layer.provide(Logging.layer),

@@ -10,6 +10,7 @@ import Pg from "pg"
 import * as path from "node:path"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Notifications } from "./Notifications.js"
+import * as PoolStats from "./PoolStats.js"
 import * as PgliteClient from "./PgliteClient.js"
 import { preparingClient } from "./PreparedStatements.js"
 import { migrate } from "./Migrations.js"
@@ -34,9 +35,10 @@ const pool = (url: Redacted.Redacted, preparedStatements: boolean) =>
       })
       // An idle connection's error (server restart) is the pool's to handle: it drops the client.
       pool.on("error", () => {})
+      PoolStats.track(pool)
       return pool
     }),
-    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000))
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000), Effect.ensuring(Effect.sync(() => PoolStats.untrack(pool))))
   ).pipe(
     Effect.tap((pool) =>
       Effect.tryPromise({

@@ -8,4 +8,15 @@ export class HealthApi extends HttpApiGroup.make("health")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))
       .addError(ServiceUnavailable)
   )
+  .add(
+    // Liveness: the process answers. Nothing else is checked, so a database outage never restarts it.
+    HttpApiEndpoint.get("live", "/health/live")
+      .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))
+  )
+  .add(
+    // Readiness: send traffic here (database reachable, migrations applied, not shutting down).
+    HttpApiEndpoint.get("ready", "/health/ready")
+      .addSuccess(Schema.Struct({ status: Schema.Literal("ready") }))
+      .addError(ServiceUnavailable)
+  )
 {}

@@ -72,6 +72,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const respond = (created: Created) =>
             Effect.gen(function*() {
               // Assigned or not, the answer shows the run as it was requested (queued).
+              yield* Effect.annotateCurrentSpan("runId", created.run.id)
               const encoded = yield* Effect.orDie(encodeRun(toRun(created.run)))
               return HttpServerResponse.unsafeJson(encoded, { status: created.created ? 201 : 200 })
             })

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Grouped from "../Concurrency/Grouped.js"
+import * as Metrics from "../Observability/Metrics.js"
 import { Supervisor } from "../Scheduler/Supervisor.js"
 import { type Created, type CreateRequest, RunsRepo } from "./RunsRepo.js"
 
@@ -36,7 +37,11 @@ export class RunRequests extends Effect.Service<RunRequests>()("Runs/RunRequests
         const { environmentId, triggerId } = items[0]!
         return supervisor.creatingMany(environmentId, (placement) =>
           repo.createMany(triggerId, items.map((item) => item.request), { environmentId, placement })).pipe(
-            Effect.map((created) => created.map((run) => Effect.succeed(run)))
+            Effect.map((created) => {
+              // Idempotent replays answer an earlier run: only new runs count as requested.
+              Metrics.record.runsRequested(environmentId, created.reduce((n, c) => c?.created === true ? n + 1 : n, 0))
+              return created.map((run) => Effect.succeed(run))
+            })
           )
       }
     })

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
+import * as Metrics from "../Observability/Metrics.js"
 import type { Run } from "../Runs/Run.js"
 
 /**
@@ -12,7 +13,12 @@ import type { Run } from "../Runs/Run.js"
 export class RunEvents extends Effect.Service<RunEvents>()("Scheduler/RunEvents", {
   scoped: Effect.gen(function*() {
     const hub = yield* Effect.acquireRelease(PubSub.unbounded<Run>(), PubSub.shutdown)
-    const publish = (run: Run): Effect.Effect<void> => Effect.asVoid(PubSub.publish(hub, run))
+    // Every terminal transition passes here, so the ended-runs metrics are counted here too.
+    const publish = (run: Run): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        Metrics.record.runEnded(run.environmentId, run.status, run.durationMs)
+        return Effect.asVoid(PubSub.publish(hub, run))
+      })
     /** Every terminal run published after the stream is subscribed. */
     const terminal: Stream.Stream<Run> = Stream.fromPubSub(hub)
     /** A scoped subscription, for callers that must not miss a run published right after subscribing. */

@@ -14,6 +14,7 @@ import { payloadOf, type TerminalRun } from "../Webhooks/Payload.js"
 import { RunEvents } from "./RunEvents.js"
 import { nowIso } from "./Time.js"
 import { hotSpan } from "../Config/Tracing.js"
+import * as Metrics from "../Observability/Metrics.js"
 
 /** A polled run with the summary of its trigger the worker needs. */
 export interface PolledRow extends RunRow {
@@ -62,6 +63,15 @@ const outboxRowOf = (run: RunRow): OutboxRow => ({
 })
 
 type WorkerStep = "claim" | "start" | "heartbeat" | "complete"
+
+/** Dispatch latency (request to claim) of runs just claimed. */
+const dispatched = (rows: ReadonlyArray<RunRow>): void => {
+  for (const row of rows) {
+    if (row.claimed_at !== null) {
+      Metrics.record.dispatched(row.environment_id, new Date(row.claimed_at).getTime() - new Date(row.created_at).getTime())
+    }
+  }
+}
 
 /**
  * The run state machine after assignment. Every transition is one conditional
@@ -121,6 +131,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           SELECT c.*, t.name AS trigger_name, t.input AS trigger_input
           FROM claimed c JOIN triggers t ON t.id = c.trigger_id ORDER BY c.id`).pipe(
         Effect.orDie,
+        Effect.tap((rows) => dispatched(rows)),
         hotSpan("Transitions.claimMany")
       )
 
@@ -180,6 +191,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId} AND ${stepFrom(step)}
             AND deadline_at > ${now}::timestamptz
           RETURNING *`.pipe(Effect.orDie)
+        if (step === "claim") dispatched(moved)
         const done = new Set(moved.map((row) => row.id))
         const missing = runIds.filter((id) => !done.has(id))
         const rejected = missing.length === 0 ? [] : yield* rejections(workerId, missing, step)

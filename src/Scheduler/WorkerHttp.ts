@@ -32,7 +32,10 @@ const ownWorker = (id: string) =>
 
 const ownRun = (path: { readonly id: string; readonly runId: string }) =>
   Effect.flatMap(ownWorker(path.id), (worker) =>
-    isUuid(path.runId) ? Effect.succeed({ workerId: worker.workerId, runId: path.runId }) : Effect.fail(NotFound.of("run")))
+    isUuid(path.runId)
+      // The request's span (when tracing) names the run, so a run's worker calls can be found by its id.
+      ? Effect.as(Effect.annotateCurrentSpan("runId", path.runId), { workerId: worker.workerId, runId: path.runId })
+      : Effect.fail(NotFound.of("run")))
 
 export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (handlers) =>
   Effect.gen(function*() {

@@ -21,6 +21,9 @@ import { maxAttempts, runWithRetries } from "./Retry.js"
 import * as Sender from "./Sender.js"
 import { sign } from "./Signer.js"
 import { hotSpan } from "../Config/Tracing.js"
+import * as Metrics from "../Observability/Metrics.js"
+
+const outcomeOf = { Delivered: "delivered", Retryable: "retryable", Permanent: "permanent" } as const
 
 
 export interface DeliveryOptions {
@@ -177,7 +180,10 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
         }
         const { attempts, result } = yield* runWithRetries({
           attemptsMade: row.attempts,
-          attempt: permits.withPermit(send(request)),
+          attempt: permits.withPermit(send(request)).pipe(
+            Effect.tap((result) => Metrics.record.webhookAttempt(outcomeOf[result._tag])),
+            hotSpan("Webhooks.attempt", { runId: row.run_id })
+          ),
           onRetry: (n, failure, delay) =>
             Effect.logDebug("webhook attempt failed; retrying").pipe(
               Effect.annotateLogs({ attempts: n, statusCode: failure.statusCode ?? "none", retryInMs: Duration.toMillis(delay) }),

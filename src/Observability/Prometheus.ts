@@ -1,0 +1,92 @@
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import type * as MetricPair from "effect/MetricPair"
+import * as MetricState from "effect/MetricState"
+import * as Option from "effect/Option"
+
+/**
+ * Effect's metric registry in the Prometheus text exposition format (0.0.4).
+ * Written here rather than through `@opentelemetry/exporter-prometheus`: that
+ * path needs the OpenTelemetry metrics SDK as well, converts every scrape
+ * through its data model and renames series (unit suffixes, `target_info`);
+ * the registry's snapshot maps onto the format directly in a page of code.
+ */
+export const contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+const metricName = (name: string) => name.replace(/[^a-zA-Z0-9_:]/g, "_").replace(/^([0-9])/, "_$1")
+const labelName = (name: string) => name.replace(/[^a-zA-Z0-9_]/g, "_").replace(/^([0-9])/, "_$1")
+const escapeLabel = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")
+const escapeHelp = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")
+
+const formatValue = (value: number | bigint): string => {
+  if (typeof value === "bigint") return value.toString()
+  if (Number.isNaN(value)) return "NaN"
+  if (value === Infinity) return "+Inf"
+  if (value === -Infinity) return "-Inf"
+  return String(value)
+}
+
+const labelsOf = (pairs: ReadonlyArray<readonly [string, string]>): string =>
+  pairs.length === 0 ? "" : `{${pairs.map(([k, v]) => `${labelName(k)}="${escapeLabel(v)}"`).join(",")}}`
+
+interface Family {
+  type: "counter" | "gauge" | "histogram" | "summary"
+  help: string
+  readonly lines: Array<string>
+}
+
+const keyOf = (pair: MetricPair.MetricPair.Untyped) =>
+  `${pair.metricKey.name}${labelsOf(pair.metricKey.tags.map((tag) => [tag.key, tag.value] as const))}`
+
+/** Renders a snapshot of metric pairs (exported for tests). */
+export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): string => {
+  const families = new Map<string, Family>()
+  const family = (name: string, type: Family["type"], help: string) => {
+    let found = families.get(name)
+    if (found === undefined) {
+      found = { type, help, lines: [] }
+      families.set(name, found)
+    }
+    return found
+  }
+  // Series in a stable order (by name, then labels), each histogram's buckets in increasing `le`.
+  const sorted = [...pairs].sort((a, b) => keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0)
+  for (const pair of sorted) {
+    const name = metricName(pair.metricKey.name)
+    const help = Option.getOrElse(pair.metricKey.description, () => name)
+    const tags: Array<readonly [string, string]> = pair.metricKey.tags.map((tag) => [tag.key, tag.value] as const)
+    const state = pair.metricState
+    if (MetricState.isCounterState(state)) {
+      family(name, "counter", help).lines.push(`${name}${labelsOf(tags)} ${formatValue(state.count)}`)
+    } else if (MetricState.isGaugeState(state)) {
+      family(name, "gauge", help).lines.push(`${name}${labelsOf(tags)} ${formatValue(state.value)}`)
+    } else if (MetricState.isHistogramState(state)) {
+      const lines = family(name, "histogram", help).lines
+      for (const [boundary, count] of state.buckets) {
+        lines.push(`${name}_bucket${labelsOf([...tags, ["le", formatValue(boundary)]])} ${count}`)
+      }
+      lines.push(`${name}_sum${labelsOf(tags)} ${formatValue(state.sum)}`)
+      lines.push(`${name}_count${labelsOf(tags)} ${state.count}`)
+    } else if (MetricState.isFrequencyState(state)) {
+      // A frequency counts occurrences of each string: a counter labelled by it.
+      const lines = family(name, "counter", help).lines
+      for (const [key, count] of state.occurrences) lines.push(`${name}${labelsOf([...tags, ["key", key]])} ${count}`)
+    } else if (MetricState.isSummaryState(state)) {
+      const lines = family(name, "summary", help).lines
+      for (const [quantile, value] of state.quantiles) {
+        lines.push(`${name}${labelsOf([...tags, ["quantile", String(quantile)]])} ${formatValue(Option.getOrElse(value, () => NaN))}`)
+      }
+      lines.push(`${name}_sum${labelsOf(tags)} ${formatValue(state.sum)}`)
+      lines.push(`${name}_count${labelsOf(tags)} ${state.count}`)
+    }
+  }
+  const out: Array<string> = []
+  for (const name of [...families.keys()].sort()) {
+    const { help, lines, type } = families.get(name)!
+    out.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`, ...lines)
+  }
+  return out.join("\n") + "\n"
+}
+
+/** The whole registry, rendered. */
+export const exposition: Effect.Effect<string> = Effect.map(Metric.snapshot, render)
