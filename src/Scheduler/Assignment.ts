@@ -131,7 +131,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
           )
           SELECT moved.*, pg_notify(${assignedChannel}, moved.worker_id::text) FROM moved ORDER BY moved.id`
         yield* Effect.forEach(new Set(assigned.map((r) => r.worker_id)), wakeups.wake, { discard: true })
-        if (assigned.length > 0) yield* Effect.logDebug("runs assigned", { count: assigned.length })
+        if (assigned.length > 0) yield* Effect.logDebug("runs assigned").pipe(Effect.annotateLogs({ count: assigned.length }))
         return assigned.map(({ deadline_at, environment_id, id }) => ({ id, environment_id, deadline_at }))
       }).pipe(Effect.orDie, hotSpan("Assignment.assignQueued"))
 
@@ -155,7 +155,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         WHERE r.worker_id = w.id AND r.ended_at IS NULL AND r.status = 'assigned'
           AND w.last_seen_at <= ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
         RETURNING r.id, r.environment_id`
-      if (rows.length > 0) yield* Effect.logInfo("runs of offline workers released", { count: rows.length })
+      if (rows.length > 0) yield* Effect.logInfo("runs of offline workers released").pipe(Effect.annotateLogs({ count: rows.length }))
       return [...new Set(rows.map((r) => r.environment_id))]
     }).pipe(Effect.orDie, hotSpan("Assignment.releaseOffline"))
 
