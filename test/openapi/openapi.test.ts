@@ -1,5 +1,5 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
-import { describe, expect, layer as withLayer } from "@effect/vitest"
+import { expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { setupEnvironment } from "../support/Fixtures.js"
 import { call, layer } from "../support/TestApp.js"
