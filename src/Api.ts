@@ -1,4 +1,4 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, type HttpApiGroup, OpenApi } from "@effect/platform"
 import { ApiKeysApi } from "./ApiKeys/Api.js"
 import { AuditApi } from "./Audit/Api.js"
 import { AuthApi } from "./Auth/Api.js"
@@ -18,7 +18,12 @@ import { EnvironmentsApi, WorkspacesApi } from "./Tenancy/Api.js"
 import { TriggersApi } from "./Triggers/Api.js"
 import { WebhooksApi } from "./Webhooks/Api.js"
 import { WorkersApi } from "./Workers/Api.js"
+import { refine } from "./OpenApiDocument.js"
 import { DashboardApi } from "./Dashboard/Api.js"
+
+// The document's transform needs the API's own groups; it runs only when the
+// document is generated, long after the class below exists.
+let groupsOfApi = (): ReadonlyArray<HttpApiGroup.HttpApiGroup.Any> => []
 
 /**
  * The whole HTTP interface, contract side only: the server, the typed client
@@ -48,13 +53,19 @@ export class Api extends HttpApi.make("pipeline-trigger-service")
   .annotateContext(OpenApi.annotations({
     title: "Pipeline Trigger Service",
     version: "1",
-    description: "Triggers for pipeline runs, a worker protocol and signed completion webhooks.",
-    // The builder's own decode error never reaches clients: it is turned into ValidationError.
-    transform: (spec) => {
-      const text = JSON.stringify(spec).replaceAll("#/components/schemas/HttpApiDecodeError", "#/components/schemas/ValidationError")
-      const out = JSON.parse(text)
-      delete out.components?.schemas?.HttpApiDecodeError
-      return out
-    }
+    description: [
+      "Triggers for pipeline runs, a worker protocol and signed completion webhooks.",
+      "",
+      "Conventions: request bodies are JSON (`content-type: application/json`); unknown fields in them are ignored.",
+      "Every 4xx and 5xx answer is `{error}`; a 400 for invalid input adds `details: {fieldErrors, formErrors}` naming every invalid field.",
+      "A malformed id in a path answers 404 like a missing one. Lists answer `{items, nextCursor}` newest first;",
+      "pass `nextCursor` back as `cursor` for the next page. Authentication: the `auth_token` session cookie (browser; calls that",
+      "change something must carry an allowed Origin), or `Authorization: Bearer pwk_…` (an API key with its role), or",
+      "`Bearer wkt_…` for the worker protocol."
+    ].join("\n"),
+    // Only the statuses each operation can answer; see OpenApiDocument.
+    transform: (spec) => refine(groupsOfApi(), spec)
   }))
 {}
+
+groupsOfApi = () => Object.values(Api.groups)

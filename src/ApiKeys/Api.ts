@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
@@ -47,18 +47,24 @@ const envPath = Schema.Struct({ envId: Schema.String })
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(
     HttpApiEndpoint.get("list", "/environments/:envId/api-keys")
+      .annotate(OpenApi.Summary, "List API keys")
+      .annotate(OpenApi.Description, "Keys of the environment (viewer or higher): name, prefix, role, `tokenStart`, last use. Never the token.")
       .setPath(envPath)
       .setUrlParams(PageParams)
       .addSuccess(Page(ApiKey))
   )
   .add(
     HttpApiEndpoint.post("create", "/environments/:envId/api-keys")
+      .annotate(OpenApi.Summary, "Create an API key")
+      .annotate(OpenApi.Description, "admin or higher. `prefix: \"pwk\"` makes a key that acts with `role` in this environment; `prefix: \"wrk\"` a one-time worker registration token. The token is in this answer only.")
       .setPath(envPath)
       .setPayload(CreateApiKey)
       .addSuccess(CreatedApiKey, { status: 201 })
   )
   .add(
     HttpApiEndpoint.del("delete", "/environments/:envId/api-keys/:keyId")
+      .annotate(OpenApi.Summary, "Delete an API key")
+      .annotate(OpenApi.Description, "admin or higher. The key answers 401 from then on.")
       .setPath(Schema.Struct({ envId: Schema.String, keyId: Schema.String }))
       .addSuccess(HttpApiSchema.NoContent)
   )

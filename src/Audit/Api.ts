@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
@@ -34,6 +34,8 @@ export const AuditQuery = Schema.Struct({
 export class AuditApi extends HttpApiGroup.make("audit")
   .add(
     HttpApiEndpoint.get("list", "/environments/:envId/audit-log")
+      .annotate(OpenApi.Summary, "Read the audit log")
+      .annotate(OpenApi.Description, "admin or higher. Newest first; filter by `action` (or a comma-separated `actions`) and `targetId`.")
       .setPath(Schema.Struct({ envId: Schema.String }))
       .setUrlParams(AuditQuery)
       .addSuccess(Page(AuditRecord))

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
@@ -20,6 +20,8 @@ export class Overview extends Schema.Class<Overview>("DashboardOverview")({
 export class DashboardApi extends HttpApiGroup.make("dashboard")
   .add(
     HttpApiEndpoint.get("overview", "/environments/:envId/dashboard/overview")
+      .annotate(OpenApi.Summary, "Dashboard figures")
+      .annotate(OpenApi.Description, "viewer or higher: online workers, today's runs (UTC), today's success rate in percent, this month's cost.")
       // A malformed id names nothing: 404 like a missing environment.
       .setPath(Schema.Struct({ envId: Schema.String }))
       .addSuccess(Overview)

@@ -20,6 +20,6 @@ export const migrate = run({
   loader: Migrator.fromRecord(migrations),
   table: "pts_migrations"
 }).pipe(
-  Effect.tap((ran) => ran.length > 0 ? Effect.logInfo("migrations applied", ran.map(([id, name]) => `${id}_${name}`)) : Effect.void),
+  Effect.tap((ran) => ran.length > 0 ? Effect.logInfo("migrations applied").pipe(Effect.annotateLogs({ migrations: ran.map(([id, name]) => `${id}_${name}`).join(",") })) : Effect.void),
   Effect.withSpan("Db.migrate")
 )

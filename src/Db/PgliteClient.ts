@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as fs from "node:fs"
 import * as Permits from "../Concurrency/Permits.js"
 import { Notifications } from "./Notifications.js"
 
@@ -24,11 +25,15 @@ export const make = (dataDir: string | undefined) =>
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () =>
-          PGlite.create(dataDir, {
+        try: async () => {
+          // PGlite creates the database directory but not its parents: a new
+          // program pointed at `./pipelines-data` must not fail with ENOENT.
+          if (dataDir !== undefined) await fs.promises.mkdir(dataDir, { recursive: true })
+          return PGlite.create(dataDir, {
             // Match node-postgres: int8 and numeric as strings, never lossy numbers.
             parsers: { 20: (x: string) => x, 1700: (x: string) => x }
-          }),
+          })
+        },
         catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the embedded database" })
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

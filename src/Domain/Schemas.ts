@@ -15,11 +15,46 @@ export type Role = typeof Role.Type
 const order: Record<Role, number> = { viewer: 0, operator: 1, admin: 2, owner: 3 }
 export const roleAtLeast = (role: Role, min: Role): boolean => order[role] >= order[min]
 
+/**
+ * An integer query parameter from `min` to `max`: decoded from its string,
+ * described in the OpenAPI document as the integer it is (with its bounds and
+ * default) rather than as "a string to be decoded into a number".
+ */
+export const IntParam = (name: string, options: {
+  readonly min: number
+  readonly max: number
+  readonly default?: number
+  readonly description: string
+}) =>
+  Schema.NumberFromString.pipe(
+    Schema.int(),
+    Schema.between(options.min, options.max)
+  ).annotations({
+    message: () => `${name} must be an integer from ${options.min} to ${options.max}`,
+    jsonSchema: {
+      type: "integer",
+      minimum: options.min,
+      maximum: options.max,
+      ...(options.default === undefined ? {} : { default: options.default }),
+      description: options.description
+    }
+  })
+
 /** `limit` query parameter: 1..200, default 50. */
-export const Limit = Schema.NumberFromString.pipe(
-  Schema.int(),
-  Schema.between(1, 200, { message: () => "limit must be an integer from 1 to 200" })
-)
+export const Limit = IntParam("limit", { min: 1, max: 200, default: 50, description: "Page size." })
+
+/**
+ * A JSON value chosen by the user (a trigger's or a run's input), described
+ * with the convention of the `pipeline-worker` agent.
+ */
+export const inputJsonSchema = {
+  description: "Any JSON value, passed to the worker as is. The pipeline-worker agent runs `input.command` " +
+    "(a string for /bin/sh -c, or an array of strings: program and arguments) with the whole input on stdin " +
+    "and in PIPELINE_INPUT; SDK workers read it as they like."
+}
+
+/** A run's or trigger's input as it is read back. */
+export const InputValue = Schema.Unknown.annotations({ jsonSchema: inputJsonSchema })
 
 /** Every list endpoint answers this shape, newest first. */
 export const Page = <A, I, R>(item: Schema.Schema<A, I, R>) =>

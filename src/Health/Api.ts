@@ -1,10 +1,12 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { ServiceUnavailable } from "../Domain/Errors.js"
 
 export class HealthApi extends HttpApiGroup.make("health")
   .add(
     HttpApiEndpoint.get("health", "/health")
+      .annotate(OpenApi.Summary, "Health check")
+      .annotate(OpenApi.Description, "Answers `{status: \"ok\"}` once the database answers a query, else 503. No authentication.")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))
       .addError(ServiceUnavailable)
   )

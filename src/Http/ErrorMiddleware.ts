@@ -116,7 +116,7 @@ const translate = <E>(cause: Cause.Cause<E>): Effect.Effect<never, unknown> => {
 
 const fromSqlError = (error: SqlError, cause: Cause.Cause<unknown>) =>
   isUnavailable(error)
-    ? Effect.logWarning("database unavailable", error.message).pipe(Effect.zipRight(Effect.fail(ServiceUnavailable.default)))
+    ? Effect.logWarning("database unavailable").pipe(Effect.annotateLogs({ error: error.message })).pipe(Effect.zipRight(Effect.fail(ServiceUnavailable.default)))
     : Effect.logError("database error", cause).pipe(Effect.zipRight(Effect.fail(InternalError.default)))
 
 /** Requests whose declared length is over 1 MiB are refused before reading. */

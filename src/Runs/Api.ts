@@ -2,12 +2,14 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
-import { Limit, Page, Payload } from "../Domain/Schemas.js"
+import { inputJsonSchema, Limit, Page, Payload } from "../Domain/Schemas.js"
 import { Run, RunStatus } from "./Run.js"
 
 /** `POST /triggers/{id}/run` body; the body itself is optional. */
 export const RunRequest = Payload({
-  input: Schema.optional(Schema.Unknown)
+  input: Schema.optional(Schema.Unknown.annotations({
+    jsonSchema: { description: "The run's input; the trigger's `input` when absent. " + inputJsonSchema.description }
+  }))
 })
 
 const statusFilter = RunStatus.annotations({
@@ -35,10 +37,13 @@ export const IdempotencyHeaders = Schema.Struct({
 export class RunsApi extends HttpApiGroup.make("runs")
   .add(
     HttpApiEndpoint.post("requestRun", "/triggers/:id/run")
+      .annotate(OpenApi.Summary, "Run a trigger")
       .setPath(Schema.Struct({ id: Schema.String }))
       .setHeaders(IdempotencyHeaders)
       .setPayload(RunRequest)
       .addSuccess(Run, { status: 201 })
+      // A repeated Idempotency-Key: the first run, unchanged.
+      .addSuccess(Run, { status: 200 })
       .addError(NotFound)
       .addError(Forbidden)
       .annotate(OpenApi.Description,
@@ -47,6 +52,8 @@ export class RunsApi extends HttpApiGroup.make("runs")
   )
   .add(
     HttpApiEndpoint.get("listTriggerRuns", "/triggers/:id/runs")
+      .annotate(OpenApi.Summary, "List a trigger's runs")
+      .annotate(OpenApi.Description, "viewer or higher. Newest first; filter by `status` and a `from`/`to` creation window (ISO 8601).")
       .setPath(Schema.Struct({ id: Schema.String }))
       .setUrlParams(RunListParams)
       .addSuccess(Page(Run))
@@ -55,6 +62,8 @@ export class RunsApi extends HttpApiGroup.make("runs")
   )
   .add(
     HttpApiEndpoint.get("listEnvironmentRuns", "/environments/:envId/runs")
+      .annotate(OpenApi.Summary, "List an environment's runs")
+      .annotate(OpenApi.Description, "viewer or higher. Newest first; filter by `status`, `workerId` and a `from`/`to` creation window (ISO 8601).")
       .setPath(Schema.Struct({ envId: Schema.String }))
       .setUrlParams(RunListParams)
       .addSuccess(Page(Run))

@@ -4,7 +4,7 @@ import { actorColumns, type AuditAction } from "../Audit/AuditLog.js"
 import type { Actor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { nowIso } from "../Scheduler/Time.js"
-import { workerLoad, workerOnline } from "../Scheduler/WorkerLoad.js"
+import { workerActive, workerLoad, workerOnline } from "../Scheduler/WorkerLoad.js"
 import type { PolledRow } from "../Scheduler/Transitions.js"
 import type { RunRow, RunStatus } from "./Run.js"
 import { hotSpan } from "../Config/Tracing.js"
@@ -59,6 +59,8 @@ export interface Placement {
   readonly claimTimeoutSeconds: number
   readonly workerOfflineAfterSeconds: number
   readonly maxAssignedPerWorker: number
+  /** Workers seen within this many seconds are preferred (see `SchedulerConfig.activeWorkerSeconds`). */
+  readonly activeWorkerSeconds: number
   /** The channel that wakes long-polling workers on every instance. */
   readonly channel: string
   /**
@@ -139,16 +141,19 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
             ), slot AS (
               -- A worker's k-th free place (k from 0) is worth load.active + k:
               -- the n-th run goes to the n-th cheapest place.
-              SELECT w.id, w.id = ANY(${place.claimFor ?? []}::uuid[]) AS polling, load.active + k AS cost, k
+              SELECT w.id, w.id = ANY(${place.claimFor ?? []}::uuid[]) AS polling, load.active + k AS cost, k,
+                ${workerActive(sql, now, place.activeWorkerSeconds)} AS recent
               FROM open t
               JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
               ${workerLoad(sql)}
               CROSS JOIN LATERAL generate_series(0, ${place.maxAssignedPerWorker}::int - load.waiting - 1) AS k
               WHERE ${workerOnline(sql, now, place.workerOfflineAfterSeconds)}
             ), pick AS (
-              -- The fewest active runs (the contract's rule); among equals, a
-              -- worker whose poll waits here. That poll is handed one run.
-              SELECT id, polling AND k = 0 AS claim, row_number() OVER (ORDER BY cost, polling DESC, id) AS n
+              -- Workers in touch before quiet ones (registered, not polling);
+              -- then the fewest active runs (the contract's rule); among equals,
+              -- a worker whose poll waits here. That poll is handed one run.
+              SELECT id, polling AND k = 0 AS claim,
+                row_number() OVER (ORDER BY recent DESC, cost, polling DESC, id) AS n
               FROM slot ORDER BY n LIMIT ${requests.length}
             )`
         }, created AS (

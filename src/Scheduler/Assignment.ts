@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { nowIso } from "./Time.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
-import { workerLoad, workerOnline } from "./WorkerLoad.js"
+import { workerActive, workerLoad, workerOnline } from "./WorkerLoad.js"
 import { hotSpan } from "../Config/Tracing.js"
 
 /** A run that was just given a claim deadline, for the supervisor. */
@@ -22,6 +22,7 @@ interface PlanRow {
   readonly pinned: string | null
   readonly active: number
   readonly waiting: number
+  readonly recent: boolean
 }
 
 interface OnlineWorker {
@@ -30,6 +31,8 @@ interface OnlineWorker {
   active: number
   /** Assigned and not yet claimed: capped by `maxAssignedPerWorker`. */
   waiting: number
+  /** Seen within `activeWorkerSeconds`: preferred over workers that are online but quiet. */
+  readonly recent: boolean
 }
 
 /**
@@ -62,7 +65,8 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         // The candidates (oldest first) and the online workers of their
         // environments, in one round trip.
         const online = sql`
-            SELECT w.id, w.environment_id, load.active, load.waiting
+            SELECT w.id, w.environment_id, load.active, load.waiting,
+              ${workerActive(sql, now, config.activeWorkerSeconds)} AS recent
             FROM workers w ${workerLoad(sql)}
             WHERE ${workerOnline(sql, now, config.workerOfflineAfterSeconds)}`
         const candidates = (scope: SqlFragment) => sql`
@@ -75,9 +79,9 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
           ? sql<PlanRow>`
           WITH c AS (${candidates(sql`true`)}),
           w AS (${online} AND w.environment_id IN (SELECT environment_id FROM c))
-          SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting FROM c
+          SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting, false AS recent FROM c
           UNION ALL
-          SELECT 'worker' AS kind, id, environment_id, NULL::uuid, active, waiting FROM w
+          SELECT 'worker' AS kind, id, environment_id, NULL::uuid, active, waiting, recent FROM w
           ORDER BY kind, id`
           // One environment (a poll, a new run): its workers first, and no
           // candidates are read when none of them has room (under a backlog,
@@ -88,9 +92,9 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
             candidates(sql`r.environment_id = ${environmentId}
               AND EXISTS (SELECT 1 FROM w WHERE w.waiting < ${config.maxAssignedPerWorker})`)
           })
-          SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting FROM c
+          SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting, false AS recent FROM c
           UNION ALL
-          SELECT 'worker' AS kind, id, environment_id, NULL::uuid, active, waiting FROM w
+          SELECT 'worker' AS kind, id, environment_id, NULL::uuid, active, waiting, recent FROM w
           ORDER BY kind, id`)
         const queued = rows.filter((r) => r.kind === "run")
         if (queued.length === 0) return []
@@ -98,7 +102,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         for (const w of rows) {
           if (w.kind !== "worker") continue
           const list = workersByEnv.get(w.environment_id) ?? []
-          list.push({ id: w.id, active: w.active, waiting: w.waiting })
+          list.push({ id: w.id, active: w.active, waiting: w.waiting, recent: w.recent })
           workersByEnv.set(w.environment_id, list)
         }
         const runIds: Array<string> = []
@@ -106,9 +110,12 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         for (const run of queued) {
           // A worker with a full page of unclaimed runs gets no more until it claims some.
           const workers = (workersByEnv.get(run.environment_id) ?? []).filter((w) => w.waiting < config.maxAssignedPerWorker)
+          // Workers in touch first; quiet ones (registered, not polling) only when no other has room.
+          const recent = workers.filter((w) => w.recent)
+          const eligible = recent.length > 0 ? recent : workers
           const worker = run.pinned !== null
             ? workers.find((w) => w.id === run.pinned)
-            : workers.reduce<OnlineWorker | undefined>((best, w) => best === undefined || w.active < best.active ? w : best, undefined)
+            : eligible.reduce<OnlineWorker | undefined>((best, w) => best === undefined || w.active < best.active ? w : best, undefined)
           if (worker === undefined) continue
           worker.active++
           worker.waiting++
@@ -131,7 +138,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
           )
           SELECT moved.*, pg_notify(${assignedChannel}, moved.worker_id::text) FROM moved ORDER BY moved.id`
         yield* Effect.forEach(new Set(assigned.map((r) => r.worker_id)), wakeups.wake, { discard: true })
-        if (assigned.length > 0) yield* Effect.logDebug("runs assigned", { count: assigned.length })
+        if (assigned.length > 0) yield* Effect.logDebug("runs assigned").pipe(Effect.annotateLogs({ count: assigned.length }))
         return assigned.map(({ deadline_at, environment_id, id }) => ({ id, environment_id, deadline_at }))
       }).pipe(Effect.orDie, hotSpan("Assignment.assignQueued"))
 
@@ -155,7 +162,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         WHERE r.worker_id = w.id AND r.ended_at IS NULL AND r.status = 'assigned'
           AND w.last_seen_at <= ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
         RETURNING r.id, r.environment_id`
-      if (rows.length > 0) yield* Effect.logInfo("runs of offline workers released", { count: rows.length })
+      if (rows.length > 0) yield* Effect.logInfo("runs of offline workers released").pipe(Effect.annotateLogs({ count: rows.length }))
       return [...new Set(rows.map((r) => r.environment_id))]
     }).pipe(Effect.orDie, hotSpan("Assignment.releaseOffline"))
 

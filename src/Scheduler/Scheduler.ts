@@ -3,6 +3,7 @@ import * as Layer from "effect/Layer"
 import type { AppConfig } from "../Config/AppConfig.js"
 import type { Notifications } from "../Db/Notifications.js"
 import { Assignment } from "./Assignment.js"
+import { Presence } from "./Presence.js"
 import { RunEvents } from "./RunEvents.js"
 import * as SchedulerConfig from "./SchedulerConfig.js"
 import { Supervisor } from "./Supervisor.js"
@@ -22,7 +23,7 @@ export type Services = WorkerProtocol | Supervisor | Assignment | Transitions | 
  */
 export const layerWithoutConfig: Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | SchedulerConfig.SchedulerConfig> =
   WorkerProtocol.Default.pipe(
-    Layer.provideMerge(Supervisor.Default),
+    Layer.provideMerge(Layer.merge(Supervisor.Default, Presence.Default)),
     Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
     Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default))
   )

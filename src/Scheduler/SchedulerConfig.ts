@@ -29,6 +29,13 @@ export interface SchedulerConfigShape {
    * on a busy worker until its claim timeout. Default 100 (one poll page).
    */
   readonly maxAssignedPerWorker: number
+  /**
+   * New runs go to workers seen within this many seconds (a poll waiting on
+   * any instance keeps its worker seen); the other online workers get runs
+   * only when none of these has room. A worker that registered and stopped
+   * polling so keeps no run waiting until it goes offline. Default 5.
+   */
+  readonly activeWorkerSeconds: number
 }
 
 export class SchedulerConfig extends Context.Tag("Scheduler/Config")<SchedulerConfig, SchedulerConfigShape>() {
@@ -38,7 +45,8 @@ export class SchedulerConfig extends Context.Tag("Scheduler/Config")<SchedulerCo
     sweepIntervalMillis: 1000,
     sweepHorizonMillis: 5000,
     batchSize: 500,
-    maxAssignedPerWorker: 100
+    maxAssignedPerWorker: 100,
+    activeWorkerSeconds: 5
   }
 }
 

@@ -236,6 +236,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
       claimTimeoutSeconds: config.claimTimeoutSeconds,
       workerOfflineAfterSeconds: config.workerOfflineAfterSeconds,
       maxAssignedPerWorker: config.maxAssignedPerWorker,
+      activeWorkerSeconds: config.activeWorkerSeconds,
       channel: assignedChannel
     }
 

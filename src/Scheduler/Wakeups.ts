@@ -194,6 +194,9 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
       Effect.forkScoped
     )
 
-    return { wake, subscribe, generationOf, offer, awaitOffer, finishOffer, abandon, reserve } as const
+    /** Workers with a poll waiting on this instance. */
+    const waitingWorkers = (): ReadonlyArray<string> => [...new Set([...waiting.keys(), ...offersOf.keys()])]
+
+    return { wake, subscribe, generationOf, offer, awaitOffer, finishOffer, abandon, reserve, waitingWorkers } as const
   })
 }) {}

@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import { WorkerAuthentication } from "../Auth/Security.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
 import { costPattern } from "../Domain/Decimal.js"
-import { Payload } from "../Domain/Schemas.js"
+import { InputValue, IntParam, Payload } from "../Domain/Schemas.js"
 import { FaultClass, Run } from "../Runs/Run.js"
 import { Worker } from "../Workers/Api.js"
 
@@ -11,27 +11,39 @@ import { Worker } from "../Workers/Api.js"
 export const TriggerSummary = Schema.Struct({
   id: Schema.UUID,
   name: Schema.String,
-  input: Schema.Unknown,
+  input: InputValue,
   timeoutSeconds: Schema.Int,
   heartbeatTimeoutSeconds: Schema.Int
 })
 
 export const PolledRun = Schema.Struct({ ...Run.fields, trigger: TriggerSummary }).annotations({ identifier: "PolledRun" })
 
-const intParam = (name: string, min: number, max: number) =>
-  Schema.NumberFromString.pipe(
-    Schema.int(),
-    Schema.between(min, max)
-  ).annotations({ message: () => `${name} must be an integer from ${min} to ${max}` })
-
 export const PollParams = Schema.Struct({
-  wait: Schema.optional(intParam("wait", 0, 30)),
+  wait: Schema.optional(IntParam("wait", {
+    min: 0,
+    max: 30,
+    default: 0,
+    description: "Seconds to wait for a run when none is assigned (long poll)."
+  })),
   claim: Schema.optional(
-    Schema.Literal("true", "false").annotations({ message: () => "claim must be true or false" })
+    Schema.Literal("true", "false").annotations({
+      message: () => "claim must be true or false",
+      description: "Extension: claim the runs handed out (they come back `claimed`), saving a claim call per run.",
+      default: "false"
+    })
   ),
-  max: Schema.optional(intParam("max", 1, 100)),
+  max: Schema.optional(IntParam("max", {
+    min: 1,
+    max: 100,
+    default: 1,
+    description: "With claim=true: claim up to this many runs in one poll."
+  })),
   start: Schema.optional(
-    Schema.Literal("true", "false").annotations({ message: () => "start must be true or false" })
+    Schema.Literal("true", "false").annotations({
+      message: () => "start must be true or false",
+      description: "With claim=true: also start the claimed runs (they come back `running`).",
+      default: "false"
+    })
   )
 }).annotations({ parseOptions: { errors: "all" } })
 
@@ -69,12 +81,14 @@ const RunPath = Schema.Struct({ id: Schema.String, runId: Schema.String })
 export class WorkerApi extends HttpApiGroup.make("workerProtocol")
   .add(
     HttpApiEndpoint.get("me", "/workers/me")
+      .annotate(OpenApi.Summary, "This worker")
       .addSuccess(Worker)
       .addError(NotFound)
       .annotate(OpenApi.Description, "The worker this `wkt_` token belongs to, so an agent given only its token can find its id.")
   )
   .add(
     HttpApiEndpoint.get("poll", "/workers/:id/poll")
+      .annotate(OpenApi.Summary, "Poll for runs")
       .setPath(WorkerPath)
       .setUrlParams(PollParams)
       .addSuccess(Schema.Struct({ runs: Schema.Array(PolledRun) }))
@@ -86,6 +100,7 @@ export class WorkerApi extends HttpApiGroup.make("workerProtocol")
   )
   .add(
     HttpApiEndpoint.post("claim", "/workers/:id/runs/:runId/claim")
+      .annotate(OpenApi.Summary, "Claim a run")
       .setPath(RunPath)
       .addSuccess(RunResponse)
       .addError(NotFound)
@@ -94,6 +109,7 @@ export class WorkerApi extends HttpApiGroup.make("workerProtocol")
   )
   .add(
     HttpApiEndpoint.post("start", "/workers/:id/runs/:runId/start")
+      .annotate(OpenApi.Summary, "Start a run")
       .setPath(RunPath)
       .addSuccess(RunResponse)
       .addError(NotFound)
@@ -102,6 +118,7 @@ export class WorkerApi extends HttpApiGroup.make("workerProtocol")
   )
   .add(
     HttpApiEndpoint.post("heartbeat", "/workers/:id/runs/:runId/heartbeat")
+      .annotate(OpenApi.Summary, "Heartbeat")
       .setPath(RunPath)
       .addSuccess(RunResponse)
       .addError(NotFound)
@@ -110,6 +127,7 @@ export class WorkerApi extends HttpApiGroup.make("workerProtocol")
   )
   .add(
     HttpApiEndpoint.post("complete", "/workers/:id/runs/:runId/complete")
+      .annotate(OpenApi.Summary, "Complete a run")
       .setPath(RunPath)
       .setPayload(CompletePayload)
       .addSuccess(RunResponse)
@@ -119,6 +137,7 @@ export class WorkerApi extends HttpApiGroup.make("workerProtocol")
   )
   .add(
     HttpApiEndpoint.post("completeMany", "/workers/:id/runs/complete")
+      .annotate(OpenApi.Summary, "Complete several runs")
       .setPath(WorkerPath)
       .setPayload(CompleteManyPayload)
       .addSuccess(Schema.Struct({ runs: Schema.Array(Run), rejected: Schema.Array(RejectedRun) }))

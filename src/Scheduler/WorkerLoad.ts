@@ -12,6 +12,13 @@ export const workerLoad = (sql: SqlClient.SqlClient) =>
     FROM runs a WHERE a.worker_id = w.id AND a.ended_at IS NULL AND a.status IN ('assigned', 'claimed', 'running')
   ) load`
 
+/**
+ * Seen within the last `activeSeconds` at `now`: polling (a waiting poll
+ * refreshes it, see `Presence`) or otherwise in touch, so preferred for new runs.
+ */
+export const workerActive = (sql: SqlClient.SqlClient, now: string, activeSeconds: number) =>
+  sql`w.last_seen_at > ${now}::timestamptz - ${activeSeconds}::int * interval '1 second'`
+
 /** Seen within the offline threshold at `now`. */
 export const workerOnline = (sql: SqlClient.SqlClient, now: string, offlineAfterSeconds: number) =>
   sql`w.last_seen_at > ${now}::timestamptz - ${offlineAfterSeconds}::int * interval '1 second'`

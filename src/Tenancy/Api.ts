@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication, UserAuthentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
@@ -59,22 +59,30 @@ const memberPath = Schema.Struct({ envId: Schema.String, userId: Schema.String }
 export class WorkspacesApi extends HttpApiGroup.make("workspaces")
   .add(
     HttpApiEndpoint.post("create", "/workspaces")
+      .annotate(OpenApi.Summary, "Create a workspace")
+      .annotate(OpenApi.Description, "Creates a workspace owned by the caller.")
       .setPayload(NamePayload)
       .addSuccess(Workspace, { status: 201 })
   )
   .add(
     HttpApiEndpoint.get("list", "/workspaces")
+      .annotate(OpenApi.Summary, "List workspaces")
+      .annotate(OpenApi.Description, "Workspaces the caller owns or holds a membership in.")
       .setUrlParams(PageParams)
       .addSuccess(Page(Workspace))
   )
   .add(
     HttpApiEndpoint.post("createEnvironment", "/workspaces/:wsId/environments")
+      .annotate(OpenApi.Summary, "Create an environment")
+      .annotate(OpenApi.Description, "Creates an environment in a workspace (workspace owner); the creator becomes its `owner` member.")
       .setPath(wsPath)
       .setPayload(NamePayload)
       .addSuccess(Environment, { status: 201 })
   )
   .add(
     HttpApiEndpoint.get("listEnvironments", "/workspaces/:wsId/environments")
+      .annotate(OpenApi.Summary, "List environments")
+      .annotate(OpenApi.Description, "Environments of the workspace the caller can see.")
       .setPath(wsPath)
       .setUrlParams(PageParams)
       .addSuccess(Page(Environment))
@@ -88,24 +96,32 @@ export class WorkspacesApi extends HttpApiGroup.make("workspaces")
 export class EnvironmentsApi extends HttpApiGroup.make("environments")
   .add(
     HttpApiEndpoint.patch("update", "/environments/:id")
+      .annotate(OpenApi.Summary, "Rename an environment")
+      .annotate(OpenApi.Description, "admin or higher.")
       .setPath(envPath)
       .setPayload(NamePayload)
       .addSuccess(Environment)
   )
   .add(
     HttpApiEndpoint.del("delete", "/environments/:id")
+      .annotate(OpenApi.Summary, "Delete an environment")
+      .annotate(OpenApi.Description, "owner only. 409 while any of its runs is active; everything in it goes.")
       .setPath(envPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(Conflict)
   )
   .add(
     HttpApiEndpoint.get("listMembers", "/environments/:envId/members")
+      .annotate(OpenApi.Summary, "List members")
+      .annotate(OpenApi.Description, "Members of the environment with their roles (viewer or higher).")
       .setPath(membersPath)
       .setUrlParams(PageParams)
       .addSuccess(Page(Member))
   )
   .add(
     HttpApiEndpoint.post("addMember", "/environments/:envId/members")
+      .annotate(OpenApi.Summary, "Add a member")
+      .annotate(OpenApi.Description, "Adds a user (found with `GET /users/lookup`) with a role; admin or higher, and only owners grant `owner`. 409 when already a member.")
       .setPath(membersPath)
       .setPayload(Payload({ userId: Schema.UUID, role: Role }))
       .addSuccess(Member, { status: 201 })
@@ -113,6 +129,8 @@ export class EnvironmentsApi extends HttpApiGroup.make("environments")
   )
   .add(
     HttpApiEndpoint.patch("updateMember", "/environments/:envId/members/:userId")
+      .annotate(OpenApi.Summary, "Change a member's role")
+      .annotate(OpenApi.Description, "admin or higher; only owners touch the `owner` role. 409 when it would leave the environment without an owner.")
       .setPath(memberPath)
       .setPayload(Payload({ role: Role }))
       .addSuccess(Member)
@@ -120,6 +138,8 @@ export class EnvironmentsApi extends HttpApiGroup.make("environments")
   )
   .add(
     HttpApiEndpoint.del("removeMember", "/environments/:envId/members/:userId")
+      .annotate(OpenApi.Summary, "Remove a member")
+      .annotate(OpenApi.Description, "admin or higher; only owners remove an owner. 409 for the last owner.")
       .setPath(memberPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(Conflict)

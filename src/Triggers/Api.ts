@@ -1,8 +1,8 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
-import { Limit, Page, Payload } from "../Domain/Schemas.js"
+import { InputValue, inputJsonSchema, Limit, Page, Payload } from "../Domain/Schemas.js"
 
 /** A trigger as every read returns it: never the webhook secret or the MCP token. */
 export class Trigger extends Schema.Class<Trigger>("Trigger")({
@@ -11,7 +11,7 @@ export class Trigger extends Schema.Class<Trigger>("Trigger")({
   name: Schema.String,
   description: Schema.NullOr(Schema.String),
   workerId: Schema.NullOr(Schema.UUID),
-  input: Schema.Unknown,
+  input: InputValue,
   timeoutSeconds: Schema.Int,
   heartbeatTimeoutSeconds: Schema.Int,
   maxRetries: Schema.Int,
@@ -21,11 +21,14 @@ export class Trigger extends Schema.Class<Trigger>("Trigger")({
   updatedAt: Schema.Date
 }) {}
 
-const intBetween = (min: number, max: number) =>
+const intBetween = (min: number, max: number, defaultValue?: number) =>
   Schema.Number.pipe(
     Schema.int({ message: () => `must be an integer from ${min} to ${max}` }),
     Schema.between(min, max, { message: () => `must be an integer from ${min} to ${max}` })
-  )
+  ).annotations({
+    // Shown in the OpenAPI document; the default applies on create when the field is absent.
+    jsonSchema: { type: "integer", minimum: min, maximum: max, ...(defaultValue === undefined ? {} : { default: defaultValue }) }
+  })
 
 const unsafeText = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
@@ -55,7 +58,7 @@ export const JsonInput = Schema.Unknown.pipe(
   Schema.filter((v) => storable(v), {
     message: () => "must be JSON nested at most 64 levels, without NUL or unpaired surrogate characters"
   })
-)
+).annotations({ jsonSchema: inputJsonSchema })
 
 const Name = Schema.Trim.pipe(
   Schema.compose(StorableText.pipe(
@@ -93,9 +96,9 @@ export const CreateTrigger = Payload({
   description: Schema.optional(Schema.NullOr(Description)),
   workerId: Schema.optional(Schema.NullOr(WorkerId)),
   input: Schema.optional(JsonInput),
-  timeoutSeconds: Schema.optional(intBetween(1, 86400)),
-  heartbeatTimeoutSeconds: Schema.optional(intBetween(5, 3600)),
-  maxRetries: Schema.optional(intBetween(0, 10)),
+  timeoutSeconds: Schema.optional(intBetween(1, 86400, 3600)),
+  heartbeatTimeoutSeconds: Schema.optional(intBetween(5, 3600, 30)),
+  maxRetries: Schema.optional(intBetween(0, 10, 0)),
   webhookUrl: Schema.optional(Schema.NullOr(WebhookUrl)),
   webhookSecret: Schema.optional(Schema.NullOr(WebhookSecret))
 })
@@ -126,6 +129,8 @@ export const ListTriggersParams = Schema.Struct({
 export class TriggersApi extends HttpApiGroup.make("triggers")
   .add(
     HttpApiEndpoint.get("list", "/environments/:envId/triggers")
+      .annotate(OpenApi.Summary, "List triggers")
+      .annotate(OpenApi.Description, "Triggers of the environment (viewer or higher), newest first; `workerId` keeps those pinned to a worker.")
       .setPath(EnvironmentPath)
       .setUrlParams(ListTriggersParams)
       .addSuccess(Page(Trigger))
@@ -134,6 +139,8 @@ export class TriggersApi extends HttpApiGroup.make("triggers")
   )
   .add(
     HttpApiEndpoint.post("create", "/environments/:envId/triggers")
+      .annotate(OpenApi.Summary, "Create a trigger")
+      .annotate(OpenApi.Description, "admin or higher. Fields absent take the defaults shown. `webhookSecret` (16+ characters) is stored encrypted and never returned; `webhookUrl` must be a public http(s) address unless the service allows private networks.")
       .setPath(EnvironmentPath)
       .setPayload(CreateTrigger)
       .addSuccess(Trigger, { status: 201 })
@@ -142,12 +149,16 @@ export class TriggersApi extends HttpApiGroup.make("triggers")
   )
   .add(
     HttpApiEndpoint.get("get", "/triggers/:id")
+      .annotate(OpenApi.Summary, "Read a trigger")
+      .annotate(OpenApi.Description, "viewer or higher. `hasWebhookSecret` tells whether a secret is set; the secret itself is never returned.")
       .setPath(TriggerPath)
       .addSuccess(Trigger)
       .addError(NotFound)
   )
   .add(
     HttpApiEndpoint.patch("update", "/triggers/:id")
+      .annotate(OpenApi.Summary, "Update a trigger")
+      .annotate(OpenApi.Description, "admin or higher; any subset of the fields. `null` clears a nullable field (`webhookUrl: null` removes the webhook); an empty or absent `webhookSecret` keeps the secret. Changes apply to runs requested later.")
       .setPath(TriggerPath)
       .setPayload(PatchTrigger)
       .addSuccess(Trigger)
@@ -156,6 +167,8 @@ export class TriggersApi extends HttpApiGroup.make("triggers")
   )
   .add(
     HttpApiEndpoint.del("delete", "/triggers/:id")
+      .annotate(OpenApi.Summary, "Delete a trigger")
+      .annotate(OpenApi.Description, "admin or higher. Soft delete: its runs stay readable. 409 while one of its runs is active.")
       .setPath(TriggerPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
@@ -164,6 +177,8 @@ export class TriggersApi extends HttpApiGroup.make("triggers")
   )
   .add(
     HttpApiEndpoint.post("rotateMcpToken", "/triggers/:id/rotate-mcp-token")
+      .annotate(OpenApi.Summary, "Rotate the MCP token")
+      .annotate(OpenApi.Description, "admin or higher. A new `mcp_` token for this trigger, in this answer only; the previous one stops working.")
       .setPath(TriggerPath)
       .addSuccess(Schema.Struct({ mcpToken: Schema.String }))
       .addError(NotFound)

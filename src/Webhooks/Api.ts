@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
@@ -29,6 +29,8 @@ export const ListDeliveriesParams = Schema.Struct({
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("listDeliveries", "/triggers/:id/webhook-deliveries")
+      .annotate(OpenApi.Summary, "Webhook delivery history")
+      .annotate(OpenApi.Description, "viewer or higher. One record per delivery of a terminal run of this trigger: outcome, the receiver's status code and body (first 1,024 characters), attempts.")
       .setPath(TriggerPath)
       .setUrlParams(ListDeliveriesParams)
       .addSuccess(Page(WebhookDelivery))

@@ -79,7 +79,7 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
     // Registered before the fibers exist, so it runs after they are interrupted.
     yield* Effect.addFinalizer(() =>
       repo.release(owner).pipe(
-        Effect.tap((n) => n > 0 ? Effect.logInfo("webhook leases released", { rows: n }) : Effect.void),
+        Effect.tap((n) => n > 0 ? Effect.logInfo("webhook leases released").pipe(Effect.annotateLogs({ rows: n })) : Effect.void),
         Effect.catchAllCause((cause) => Effect.logWarning("webhook leases not released; they expire", cause))
       )
     )
@@ -134,7 +134,7 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
 
     const record = (row: OutboxRow, final: FinalOutcome) =>
       finalize(row, final).pipe(
-        Effect.tapError((error) => Effect.logWarning("webhook outcome not recorded yet; retrying", error.message)),
+        Effect.tapError((error) => Effect.logWarning("webhook outcome not recorded yet; retrying").pipe(Effect.annotateLogs({ error: error.message }))),
         Effect.retry(finalizeRetry),
         Effect.tap((mine) =>
           mine

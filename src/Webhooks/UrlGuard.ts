@@ -147,7 +147,8 @@ export const checkLiteral = (url: URL, allowPrivate: boolean): boolean => {
 }
 
 const formatMessage = "must be an absolute http(s) URL"
-const privateMessage = "must not point to a loopback, private, link-local or otherwise non-public address"
+const privateMessage =
+  "must not point to a loopback, private, link-local or otherwise non-public address (a receiver on your own machine or network needs WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the service)"
 
 export class UrlGuard extends Effect.Service<UrlGuard>()("Webhooks/UrlGuard", {
   effect: Effect.gen(function*() {

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound, Unauthorized } from "../Domain/Errors.js"
@@ -45,12 +45,16 @@ export const ListWorkersParams = Schema.Struct({
 export class WorkersApi extends HttpApiGroup.make("workers")
   .add(
     HttpApiEndpoint.post("register", "/workers/register")
+      .annotate(OpenApi.Summary, "Register a worker")
+      .annotate(OpenApi.Description, "Exchanges a one-time `wrk_` registration token (in the body) for a worker and its `wkt_` token, which is in this answer only. 401 for an unknown or used registration token.")
       .setPayload(RegisterWorker)
       .addSuccess(Registration, { status: 201 })
       .addError(Unauthorized)
   )
   .add(
     HttpApiEndpoint.get("listEnvironment", "/environments/:envId/workers")
+      .annotate(OpenApi.Summary, "List an environment's workers")
+      .annotate(OpenApi.Description, "viewer or higher; `status=online|offline` filters by whether the worker was seen within the offline threshold.")
       .setPath(Schema.Struct({ envId: Schema.String }))
       .setUrlParams(ListWorkersParams)
       .addSuccess(Page(Worker))
@@ -60,6 +64,8 @@ export class WorkersApi extends HttpApiGroup.make("workers")
   )
   .add(
     HttpApiEndpoint.get("listWorkspace", "/workspaces/:wsId/workers")
+      .annotate(OpenApi.Summary, "List a workspace's workers")
+      .annotate(OpenApi.Description, "Workers of every environment of the workspace the caller may see (viewer or higher there).")
       .setPath(Schema.Struct({ wsId: Schema.String }))
       .setUrlParams(ListWorkersParams)
       .addSuccess(Page(Worker))
@@ -68,6 +74,8 @@ export class WorkersApi extends HttpApiGroup.make("workers")
   )
   .add(
     HttpApiEndpoint.patch("updateLabel", "/workspaces/:wsId/workers/:workerId")
+      .annotate(OpenApi.Summary, "Relabel a worker")
+      .annotate(OpenApi.Description, "admin or higher on the worker's environment.")
       .setPath(Schema.Struct({ wsId: Schema.String, workerId: Schema.String }))
       .setPayload(Payload({ label: Label }))
       .addSuccess(Worker)

@@ -352,6 +352,44 @@ withLayer(layer(), { excludeTestServices: true })("worker protocol", (it) => {
       expect(assigned[0]!.n).toBe(0)
     }))
 
+  it.effect("new runs go to a worker that is polling, not to one that registered and went quiet", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const sql = yield* SqlClient.SqlClient
+      const quiet = yield* registerWorker(env, "quiet")
+      const polling = yield* registerWorker(env, "polling")
+      // Registered 20 s ago and silent since: online (30 s threshold) but not in touch.
+      yield* sql`UPDATE workers SET last_seen_at = now() - interval '20 seconds' WHERE id = ${quiet.workerId}`
+      const trigger = yield* createTrigger(env)
+      // A plain long poll (no claim): the worker waits for an assignment.
+      const fiber = yield* Effect.fork(poll(polling, "?wait=10"))
+      yield* Effect.sleep("300 millis")
+      const runs = [yield* requestRun(env, trigger.id), yield* requestRun(env, trigger.id), yield* requestRun(env, trigger.id)]
+      expect((yield* Fiber.join(fiber)).status).toBe(200)
+      for (const runId of runs) expect((yield* row(runId)).worker_id).toBe(polling.workerId)
+
+      // With nobody in touch, the quiet (still online) workers are used rather than nobody.
+      yield* sql`UPDATE workers SET last_seen_at = now() - interval '20 seconds'`
+      const fallback = yield* requestRun(env, trigger.id)
+      expect([quiet.workerId, polling.workerId]).toContain((yield* row(fallback)).worker_id)
+    }))
+
+  it.effect("a poll waiting longer than the activity window keeps its worker in touch", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const sql = yield* SqlClient.SqlClient
+      const worker = yield* registerWorker(env)
+      const fiber = yield* Effect.fork(poll(worker, "?wait=8"))
+      yield* Effect.sleep("300 millis")
+      yield* sql`UPDATE workers SET last_seen_at = now() - interval '20 seconds' WHERE id = ${worker.workerId}`
+      // The presence loop (every 2 s) records the waiting poll again.
+      yield* Effect.sleep("2500 millis")
+      const seen = yield* sql<{ age: number }>`
+        SELECT extract(epoch FROM now() - last_seen_at)::float8 AS age FROM workers WHERE id = ${worker.workerId}`
+      expect(seen[0]!.age).toBeLessThan(3)
+      yield* Fiber.interrupt(fiber)
+    }))
+
   it.effect("a queued run waits for a worker and is assigned when one polls", () =>
     Effect.gen(function*() {
       const env = yield* setupEnvironment()
