@@ -13,11 +13,15 @@ export class HealthApi extends HttpApiGroup.make("health")
   .add(
     // Liveness: the process answers. Nothing else is checked, so a database outage never restarts it.
     HttpApiEndpoint.get("live", "/health/live")
+      .annotate(OpenApi.Summary, "Liveness probe")
+      .annotate(OpenApi.Description, "Answers `{status: \"ok\"}` while the process serves HTTP; checks nothing else. Also at `/health/live`. No authentication.")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))
   )
   .add(
     // Readiness: send traffic here (database reachable, migrations applied, not shutting down).
     HttpApiEndpoint.get("ready", "/health/ready")
+      .annotate(OpenApi.Summary, "Readiness probe")
+      .annotate(OpenApi.Description, "Answers `{status: \"ready\"}` when the database answers, this build's migrations are applied and no shutdown has begun (SIGTERM flips it to 503 before the port closes); else 503 naming why. Also at `/health/ready`. No authentication.")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ready") }))
       .addError(ServiceUnavailable)
   )

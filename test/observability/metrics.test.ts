@@ -1,4 +1,4 @@
-import { describe, expect, layer as withLayer } from "@effect/vitest"
+import { expect, layer as withLayer } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
