@@ -42,6 +42,7 @@ import { Dashboard } from "./Dashboard/Dashboard.js"
 import * as WebRoutes from "./Web/Routes.js"
 import * as MetricsRoute from "./Observability/MetricsRoute.js"
 import * as RequestLog from "./Observability/RequestLog.js"
+import * as KeyCheck from "./Config/KeyCheck.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -64,6 +65,8 @@ export const ServicesLive = Layer.mergeAll(
   Dashboard.Default,
   Readiness.Default
 ).pipe(
+  // Before anything signs or seals: refuse to run with keys other instances do not share.
+  Layer.tap((context) => KeyCheck.check.pipe(Effect.provide(context))),
   // One ApiKeys for all: it holds the verified-key cache that deleting a key or an environment clears.
   Layer.provideMerge(ApiKeys.Default),
   Layer.provideMerge(Origins.Default)

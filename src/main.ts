@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { HttpLive } from "./App.js"
 import { AppConfig, layer as AppConfigLive } from "./Config/AppConfig.js"
 import * as Logging from "./Config/Logging.js"
+import * as StartupFailure from "./Config/StartupFailure.js"
 import * as Tracing from "./Config/Tracing.js"
 import * as Database from "./Db/Database.js"
 import { drainOnSignal, Readiness, shutdownDelaySeconds } from "./Health/Readiness.js"
@@ -70,5 +71,6 @@ drainOnSignal.pipe(
   Layer.provide(Logging.layer),
   Layer.provide(Tracing.layer),
   Layer.launch,
-  NodeRuntime.runMain({ disablePrettyLogger: true })
+  StartupFailure.handle,
+  NodeRuntime.runMain({ disablePrettyLogger: true, disableErrorReporting: true })
 )

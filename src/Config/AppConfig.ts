@@ -1,9 +1,11 @@
 import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "../Db/Schema.js"
 import { DevSecrets } from "./DevSecrets.js"
 
 /**
@@ -16,11 +18,15 @@ export interface AppConfigShape {
   readonly databaseUrl: Option.Option<Redacted.Redacted>
   /** Run parameterized statements as named prepared statements (off behind a pooler that cannot keep them). */
   readonly databasePreparedStatements: boolean
+  /** The Postgres schema holding every table (see Db/Schema.ts). */
+  readonly databaseSchema: string
   readonly dataDir: string
   readonly publicUrl: string
   readonly allowedOrigins: ReadonlyArray<string>
   readonly jwtSecret: Redacted.Redacted
   readonly secretsKey: Redacted.Redacted
+  /** Older SECRETS_KEY values still accepted for opening sealed secrets (key rotation). */
+  readonly secretsKeyPrevious: ReadonlyArray<Redacted.Redacted>
   readonly cookieSecure: boolean
   readonly production: boolean
   readonly webhookAllowPrivateNetworks: boolean
@@ -59,6 +65,11 @@ export const config = Effect.gen(function*() {
     Config.map(Option.filter((url) => Redacted.value(url).trim().length > 0))
   )
   const databasePreparedStatements = yield* Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true))
+  const databaseSchema = yield* Config.string("DATABASE_SCHEMA").pipe(
+    Config.withDefault(Schema.defaultSchema),
+    Config.withDescription("the Postgres schema of every table"),
+    Config.validate({ message: "a lower-case Postgres identifier (letters, digits, _)", validation: (s) => Schema.isValid(s) })
+  )
   const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
   const publicUrlSet = yield* Config.string("PUBLIC_URL").pipe(
     Config.withDescription("the origin browsers use to reach the service; default http://localhost:PORT"),
@@ -73,6 +84,11 @@ export const config = Effect.gen(function*() {
   const allowedOrigins = [...(yield* csv("ALLOWED_ORIGINS")), ...loopbackOrigins]
   const jwtSecretOpt = yield* Config.redacted("JWT_SECRET").pipe(Config.option)
   const secretsKeyOpt = yield* Config.redacted("SECRETS_KEY").pipe(Config.option)
+  const secretsKeyPrevious = yield* Config.string("SECRETS_KEY_PREVIOUS").pipe(
+    Config.withDefault(""),
+    Config.withDescription("comma-separated older SECRETS_KEY values, still accepted for opening"),
+    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0).map(Redacted.make))
+  )
   const cookieSecure = yield* Config.boolean("COOKIE_SECURE").pipe(Config.withDefault(production))
   const webhookAllowPrivateNetworks = yield* Config.boolean("WEBHOOK_ALLOW_PRIVATE_NETWORKS").pipe(
     Config.withDefault(false)
@@ -85,11 +101,24 @@ export const config = Effect.gen(function*() {
   const webhookLeaseSeconds = yield* Config.integer("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(30))
   const shutdownTimeoutSeconds = yield* Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10))
 
-  if (production && (Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt))) {
-    return yield* Effect.dieMessage("NODE_ENV=production requires JWT_SECRET and SECRETS_KEY to be set")
+  const secretsMissing = Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt)
+  if (production && secretsMissing) {
+    return yield* Effect.fail(ConfigError.MissingData([], "NODE_ENV=production requires JWT_SECRET and SECRETS_KEY to be set"))
   }
-  // Outside production, missing secrets are generated once into DATA_DIR so a
-  // restart keeps sessions and encrypted webhook secrets readable.
+  // A shared database is shared by instances that must sign and seal with the
+  // same keys; keys generated on one machine's disk would differ on the next.
+  // Storing generated keys in the database beside the data they protect would
+  // defeat encryption at rest, so they are required instead (README: Configuration).
+  if (Option.isSome(databaseUrl) && secretsMissing) {
+    return yield* Effect.fail(ConfigError.MissingData(
+      [],
+      "DATABASE_URL requires JWT_SECRET and SECRETS_KEY: every instance on one database must use the same keys. " +
+        "Generate them once (openssl rand -base64 48; openssl rand -base64 32) and give them to every instance."
+    ))
+  }
+  // On the embedded database (one process, see Db/DataDirLock), missing secrets
+  // are generated once into DATA_DIR so a restart keeps sessions and encrypted
+  // webhook secrets readable.
   const dev = Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt)
     ? yield* DevSecrets.loadOrCreate(dataDir)
     : undefined
@@ -101,11 +130,13 @@ export const config = Effect.gen(function*() {
     host,
     databaseUrl,
     databasePreparedStatements,
+    databaseSchema,
     dataDir,
     publicUrl: originOf(publicUrl),
     allowedOrigins,
     jwtSecret,
     secretsKey,
+    secretsKeyPrevious,
     cookieSecure,
     production,
     webhookAllowPrivateNetworks,
@@ -127,11 +158,13 @@ export const layerWith = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<
     host: "127.0.0.1",
     databaseUrl: Option.none(),
     databasePreparedStatements: true,
+    databaseSchema: Schema.defaultSchema,
     dataDir: "./.data",
     publicUrl: "http://localhost:3000",
     allowedOrigins: [],
     jwtSecret: Redacted.make("test-jwt-secret-test-jwt-secret-0123456789"),
     secretsKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
+    secretsKeyPrevious: [],
     cookieSecure: false,
     production: false,
     webhookAllowPrivateNetworks: false,

@@ -23,10 +23,9 @@ export class SecretBox extends Effect.Service<SecretBox>()("Crypto/SecretBox", {
     }
     const current = yield* Effect.try(() => parseKey(Redacted.value(config.secretsKey))).pipe(Effect.orDie)
     const keyId = (key: Buffer) => createHash("sha256").update(key).digest("hex").slice(0, 8)
-    const previous = (process.env.SECRETS_KEY_PREVIOUS ?? "").split(",").filter((s) => s.trim().length > 0)
     const keys = new Map<string, Buffer>([[keyId(current), current]])
-    for (const b64 of previous) {
-      const key = yield* Effect.try(() => parseKey(b64)).pipe(Effect.orDie)
+    for (const b64 of config.secretsKeyPrevious) {
+      const key = yield* Effect.try(() => parseKey(Redacted.value(b64))).pipe(Effect.orDie)
       keys.set(keyId(key), key)
     }
     const currentId = keyId(current)
@@ -51,6 +50,9 @@ export class SecretBox extends Effect.Service<SecretBox>()("Crypto/SecretBox", {
         return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8")
       }).pipe(Effect.orDie)
 
-    return { seal, open, currentKeyId: currentId } as const
+    /** Ids of the keys kept for opening only (SECRETS_KEY_PREVIOUS). */
+    const previousKeyIds = [...keys.keys()].filter((id) => id !== currentId)
+
+    return { seal, open, currentKeyId: currentId, previousKeyIds } as const
   })
 }) {}

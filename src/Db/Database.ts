@@ -14,6 +14,7 @@ import * as PoolStats from "./PoolStats.js"
 import * as PgliteClient from "./PgliteClient.js"
 import { preparingClient } from "./PreparedStatements.js"
 import { migrate } from "./Migrations.js"
+import * as Schema from "./Schema.js"
 
 const connectTimeout = Duration.seconds(5)
 
@@ -22,7 +23,7 @@ const connectTimeout = Duration.seconds(5)
  * client class: with `preparedStatements`, parameterized statements are named
  * and prepared once per connection (see `PreparedStatements`).
  */
-const pool = (url: Redacted.Redacted, preparedStatements: boolean) =>
+const pool = (url: Redacted.Redacted, preparedStatements: boolean, schema: string) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const pool = new Pg.Pool({
@@ -31,6 +32,8 @@ const pool = (url: Redacted.Redacted, preparedStatements: boolean) =>
         connectionTimeoutMillis: Duration.toMillis(connectTimeout),
         idleTimeoutMillis: 30_000,
         application_name: "pipeline-trigger-service",
+        // Every connection of our own pool sees our schema first (see Schema.ts).
+        options: `-c search_path=${Schema.searchPath(schema)}`,
         ...(preparedStatements ? { Client: preparingClient() } : {})
       })
       // An idle connection's error (server restart) is the pool's to handle: it drops the client.
@@ -53,13 +56,24 @@ const pool = (url: Redacted.Redacted, preparedStatements: boolean) =>
     )
   )
 
-/** A real Postgres server through `@effect/sql-pg`, plus LISTEN/NOTIFY. */
-export const layerPg = (url: Redacted.Redacted, options: { readonly preparedStatements?: boolean } = {}) =>
+/**
+ * A real Postgres server through `@effect/sql-pg`, plus LISTEN/NOTIFY. The
+ * tables live in `options.schema` (default `pipeline_triggers`), created here
+ * before anything else runs.
+ */
+export const layerPg = (
+  url: Redacted.Redacted,
+  options: { readonly preparedStatements?: boolean; readonly schema?: string } = {}
+) =>
   Layer.effect(
     Notifications,
     Effect.map(PgClient.PgClient, (pg) => Notifications.of({ listen: pg.listen, notify: pg.notify }))
   ).pipe(
-    Layer.provideMerge(PgClient.layerFromPool({ acquire: pool(url, options.preparedStatements ?? true) }))
+    Layer.provideMerge(
+      PgClient.layerFromPool({
+        acquire: pool(url, options.preparedStatements ?? true, options.schema ?? Schema.defaultSchema)
+      }).pipe(Layer.tap((ctx) => Schema.prepare(options.schema ?? Schema.defaultSchema).pipe(Effect.provide(ctx))))
+    )
   )
 
 /**
@@ -69,8 +83,9 @@ export const layerPg = (url: Redacted.Redacted, options: { readonly preparedStat
 export const layer: Layer.Layer<SqlClient.SqlClient | Notifications, unknown, AppConfig> = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Option.match(config.databaseUrl, {
-      onNone: () => PgliteClient.layer(path.join(config.dataDir, "pg")),
-      onSome: (url) => layerPg(url, { preparedStatements: config.databasePreparedStatements })
+      onNone: () => PgliteClient.layer(path.join(config.dataDir, "pg"), config.databaseSchema),
+      onSome: (url) =>
+        layerPg(url, { preparedStatements: config.databasePreparedStatements, schema: config.databaseSchema })
     }))
 ).pipe(Layer.tap((ctx) => migrate.pipe(Effect.provide(ctx))))
 

@@ -11,6 +11,8 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as Permits from "../Concurrency/Permits.js"
 import { Notifications } from "./Notifications.js"
+import * as DataDirLock from "./DataDirLock.js"
+import * as Schema from "./Schema.js"
 
 /**
  * A `SqlClient` over one embedded PGlite database.
@@ -21,18 +23,27 @@ import { Notifications } from "./Notifications.js"
  * a transaction holds it from BEGIN to COMMIT, every other statement takes it
  * for the duration of the statement.
  */
-export const make = (dataDir: string | undefined) =>
+export const make = (dataDir: string | undefined, schema: string = Schema.defaultSchema) =>
   Effect.gen(function*() {
+    // One process per data directory (see DataDirLock); released after the database is closed.
+    if (dataDir !== undefined) yield* DataDirLock.hold(dataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
           // PGlite creates the database directory but not its parents: a new
           // program pointed at `./pipelines-data` must not fail with ENOENT.
           if (dataDir !== undefined) await fs.promises.mkdir(dataDir, { recursive: true })
-          return PGlite.create(dataDir, {
+          const db = await PGlite.create(dataDir, {
             // Match node-postgres: int8 and numeric as strings, never lossy numbers.
             parsers: { 20: (x: string) => x, 1700: (x: string) => x }
           })
+          // One session for the whole life of the database: our schema first, set once.
+          await db.exec(`${Schema.prepareStatement(schema)}; SET search_path TO ${Schema.searchPath(schema)}`)
+            .catch(async (error) => {
+              await db.close()
+              throw error
+            })
+          return db
         },
         catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the embedded database" })
       }),
@@ -100,8 +111,11 @@ export const make = (dataDir: string | undefined) =>
   })
 
 /** `SqlClient` and `Notifications` over an embedded database in `dataDir` (in memory when undefined). */
-export const layer = (dataDir: string | undefined): Layer.Layer<SqlClient.SqlClient | Notifications, SqlError> =>
+export const layer = (
+  dataDir: string | undefined,
+  schema?: string
+): Layer.Layer<SqlClient.SqlClient | Notifications, SqlError | DataDirLock.DataDirInUse> =>
   Layer.scopedContext(
-    Effect.map(make(dataDir), ({ client, notifications }) =>
+    Effect.map(make(dataDir, schema), ({ client, notifications }) =>
       Context.make(SqlClient.SqlClient, client).pipe(Context.add(Notifications, notifications)))
   ).pipe(Layer.provide(Reactivity.layer))

@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import { AppConfig, layerWith as appConfigWith } from "../Config/AppConfig.js"
 import { DevSecrets } from "../Config/DevSecrets.js"
+import * as Schema from "../Db/Schema.js"
 
 /**
  * Settings of the embedded scheduler. Every field has a default in
@@ -13,6 +14,11 @@ import { DevSecrets } from "../Config/DevSecrets.js"
 export interface PipelineTriggersConfigShape {
   /** Where `layerEmbedded` keeps its database (`<dataDir>/pg`) and generated secrets (`secrets.json`). Default `./.data`. */
   readonly dataDir: string
+  /**
+   * The Postgres schema of every table (created if missing), so the service's
+   * tables never clash with the host's own. Default `pipeline_triggers`.
+   */
+  readonly schema: string
   /** 32-byte key (base64) sealing webhook secrets at rest. Default: generated once into `dataDir`. */
   readonly secretsKey: Option.Option<Redacted.Redacted>
   /** HMAC key of session JWTs (only used by a mounted HTTP API). Default: generated once into `dataDir`. */
@@ -42,6 +48,7 @@ export class PipelineTriggersConfig extends Context.Tag("PipelineTriggers/Config
 >() {
   static readonly defaults: PipelineTriggersConfigShape = {
     dataDir: "./.data",
+    schema: Schema.defaultSchema,
     secretsKey: Option.none(),
     jwtSecret: Option.none(),
     publicUrl: "http://localhost:3000",
@@ -68,6 +75,7 @@ export const AppConfigFromEmbedding: Layer.Layer<AppConfig, never, PipelineTrigg
       : undefined
     return appConfigWith({
       dataDir: config.dataDir,
+      databaseSchema: Schema.validate(config.schema),
       publicUrl: config.publicUrl,
       secretsKey: Option.getOrElse(config.secretsKey, () => generated!.secretsKey),
       jwtSecret: Option.getOrElse(config.jwtSecret, () => generated!.jwtSecret),

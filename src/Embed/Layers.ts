@@ -1,4 +1,7 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -9,6 +12,7 @@ import { BackgroundLive, HttpLive, ServicesLive } from "../App.js"
 import { migrate } from "../Db/Migrations.js"
 import { Notifications } from "../Db/Notifications.js"
 import * as PgliteClient from "../Db/PgliteClient.js"
+import * as Schema from "../Db/Schema.js"
 import { AppConfigFromEmbedding, layerConfig, PipelineTriggersConfig, type PipelineTriggersOptions } from "./Config.js"
 import { PipelineTriggers } from "./PipelineTriggers.js"
 
@@ -48,12 +52,35 @@ const migrated = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
   Layer.unwrapEffect(Effect.as(Effect.orDie(migrate), layer))
 
 /**
- * The scheduler on the host's own `SqlClient` (a Postgres database; our bundled
- * migrations run on it, in the `pts_migrations` table) with the config from
- * `PipelineTriggersConfig`. Also outputs `AppConfig` and `Notifications`, so
- * `HttpLive` can be mounted on the same instance.
+ * The `SqlClient` our services use, kept under its own tag: on the host's
+ * database it sees our schema first, and handing it out as the host's
+ * `SqlClient` would make the host's own queries see our tables first too.
+ * `layerHttp` reads it from here.
+ */
+export class ServiceSql extends Context.Tag("PipelineTriggers/ServiceSql")<ServiceSql, SqlClient.SqlClient>() {}
+
+/** The host's `SqlClient`, seen through our schema (created on first use). */
+const ClientInOurSchema: Layer.Layer<SqlClient.SqlClient | ServiceSql, SqlError, SqlClient.SqlClient | PipelineTriggersConfig> =
+  Layer.effectContext(
+    Effect.gen(function*() {
+      const host = yield* SqlClient.SqlClient
+      const { schema } = yield* PipelineTriggersConfig
+      const client = yield* Schema.onHostClient(host, schema)
+      yield* Schema.prepare(schema).pipe(Effect.provideService(SqlClient.SqlClient, client))
+      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(ServiceSql, client))
+    })
+  )
+
+/**
+ * The scheduler on the host's own `SqlClient` (a Postgres database) with the
+ * config from `PipelineTriggersConfig`. Every table, and the `pts_migrations`
+ * bookkeeping, lives in the configured schema (default `pipeline_triggers`).
+ * Also outputs `AppConfig` and `Notifications`, so `HttpLive` can be mounted
+ * on the same instance.
  */
 export const layer = migrated(core).pipe(
+  Layer.merge(Layer.effect(ServiceSql, SqlClient.SqlClient)),
+  Layer.provide(ClientInOurSchema),
   Layer.provideMerge(NotificationsFromHost)
 )
 
@@ -68,7 +95,10 @@ export const layerEmbedded = (options: PipelineTriggersOptions & { readonly inMe
   const { inMemory, ...rest } = options
   const config = { ...PipelineTriggersConfig.defaults, ...rest }
   return migrated(core).pipe(
-    Layer.provideMerge(PgliteClient.layer(inMemory === true ? undefined : path.join(config.dataDir, "pg"))),
+    Layer.merge(Layer.effect(ServiceSql, SqlClient.SqlClient)),
+    Layer.provideMerge(
+      PgliteClient.layer(inMemory === true ? undefined : path.join(config.dataDir, "pg"), Schema.validate(config.schema))
+    ),
     Layer.provideMerge(layerConfig(config))
   )
 }
@@ -78,4 +108,4 @@ export const layerEmbedded = (options: PipelineTriggersOptions & { readonly inMe
  * `HttpServer`; provide it with one of the layers above, e.g.
  * `PipelineTriggers.layerHttp.pipe(Layer.provide(NodeHttpServer.layer(...)), Layer.provideMerge(layerEmbedded()))`.
  */
-export const layerHttp = HttpLive
+export const layerHttp = HttpLive.pipe(Layer.provide(Layer.effect(SqlClient.SqlClient, ServiceSql)))

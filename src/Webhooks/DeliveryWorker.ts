@@ -164,7 +164,14 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
         }
         const secret = row.secret_enc === null ? Exit.succeed(null) : yield* Effect.exit(openSecret(row.secret_enc))
         if (Exit.isFailure(secret)) {
-          yield* Effect.logError("webhook secret cannot be decrypted (was SECRETS_KEY changed?)")
+          // The sealed form names its key (v1.<keyId>.…): say which key this instance lacks.
+          yield* Effect.logError("webhook secret cannot be decrypted: this instance lacks the key that sealed it").pipe(
+            Effect.annotateLogs({
+              runId: row.run_id,
+              keyId: row.secret_enc?.split(".")[1] ?? "unknown",
+              hint: "give every instance the same SECRETS_KEY; after a rotation keep the old one in SECRETS_KEY_PREVIOUS"
+            })
+          )
           return yield* record(row, {
             outcome: "failed",
             statusCode: null,

@@ -58,6 +58,10 @@ process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL")
 })
 
+/** Fixed keys for test processes; never used outside tests. */
+export const testJwtSecret = "test-jwt-secret-for-test-processes-only-0123456789"
+export const testSecretsKey = Buffer.alloc(32, 9).toString("base64")
+
 export interface StartOptions {
   /** Reuse a port (a restart on the same address); a free one otherwise. */
   readonly port?: number
@@ -80,6 +84,9 @@ export const startService = async (env: Record<string, string>, options: StartOp
     HOST: "127.0.0.1",
     DATA_DIR: env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "pts-reliability-")),
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    // Instances on one database must share their keys (a shared DATABASE_URL requires them).
+    JWT_SECRET: testJwtSecret,
+    SECRETS_KEY: testSecretsKey,
     // Effect log level labels: Trace, Debug, Info, Warn, Error, Fatal, None ("Warning" is refused).
     LOG_LEVEL: "Warn",
     ...env

@@ -1,0 +1,46 @@
+import * as Cause from "effect/Cause"
+import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+
+/**
+ * What an operator reads when the service cannot start: the reason in plain
+ * lines (not one escaped log field holding a stack), and the fix where we know it.
+ */
+const describe = (error: unknown): string => {
+  if (ConfigError.isConfigError(error)) {
+    const { message, path } = error as { message?: string; path?: Array<string> }
+    if (message === undefined) return `configuration: ${String(error)}`
+    return path !== undefined && path.length > 0 ? `configuration: ${path.join(".")}: ${message}` : `configuration: ${message}`
+  }
+  if (typeof error === "object" && error !== null) {
+    const tagged = error as { _tag?: string; message?: string; cause?: unknown }
+    if (tagged._tag === "SqlError" || tagged._tag === "MigrationError") {
+      const inner = tagged.cause instanceof Error ? `\n  database said: ${tagged.cause.message}` : ""
+      return `database: ${tagged.message ?? "failed"}${inner}`
+    }
+    if (typeof tagged.message === "string" && tagged.message.length > 0) return tagged.message
+  }
+  return String(error)
+}
+
+/** The readable report of a failed start (or a crash); empty for a plain shutdown. */
+export const report = (cause: Cause.Cause<unknown>): string | undefined => {
+  if (Cause.isInterruptedOnly(cause)) return undefined
+  const reasons = [...Cause.failures(cause), ...Cause.defects(cause)].map(describe)
+  return ["pipeline-trigger-service stopped:", ...reasons.map((r) => `  ${r.replace(/\n/g, "\n  ")}`)].join("\n")
+}
+
+/**
+ * Logs the failure (structured, at Error) and writes the readable report to
+ * stderr: the process is ending, and the last thing on the terminal should
+ * say why in words.
+ */
+export const handle = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapErrorCause(effect, (cause) => {
+    const text = report(cause)
+    if (text === undefined) return Effect.void
+    return Effect.logError("the service stopped").pipe(
+      Effect.annotateLogs({ reason: text }),
+      Effect.zipRight(Effect.sync(() => process.stderr.write(`\n${text}\n`)))
+    )
+  })
