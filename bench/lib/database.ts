@@ -24,5 +24,7 @@ export let serverVersion = "unknown"
 export const execute = (url: string, text: string, params: ReadonlyArray<unknown> = []): Promise<void> =>
   Effect.gen(function*() {
     const client = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+    // The service keeps its tables in its own schema (DATABASE_SCHEMA, default pipeline_triggers).
+    yield* client.unsafe("SET search_path TO pipeline_triggers, public")
     yield* client.unsafe(text, params as Array<any>)
   }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.runPromise)

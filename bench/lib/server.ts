@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto"
 import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -34,6 +35,9 @@ export const rssMbOf = (pid: number): number => {
  * Starts the service as its own process (`node --import tsx src/main.ts`),
  * exactly as `npm start` does, and waits for /health.
  */
+const benchJwtSecret = randomBytes(48).toString("base64")
+const benchSecretsKey = randomBytes(32).toString("base64")
+
 export const startService = async (env: Record<string, string>): Promise<Service> => {
   const port = await freePort()
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "pts-bench-"))
@@ -43,6 +47,9 @@ export const startService = async (env: Record<string, string>): Promise<Service
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    // A service on DATABASE_URL requires its keys (they must be shared by every instance).
+    JWT_SECRET: benchJwtSecret,
+    SECRETS_KEY: benchSecretsKey,
     LOG_LEVEL: "Warning",
     ...env
   }

@@ -295,7 +295,11 @@ export const createDatabase = async (): Promise<TestDatabase> => {
   url.pathname = `/${name}`
   return {
     url: url.toString(),
-    query: (sql) => withPg(url.toString(), (pg) => pg.unsafe(sql)) as Promise<ReadonlyArray<any>>,
+    // The service keeps its tables in its own schema (DATABASE_SCHEMA, default pipeline_triggers).
+    query: (sql) =>
+      withPg(url.toString(), (pg) => Effect.zipRight(pg.unsafe("SET search_path TO pipeline_triggers, public"), pg.unsafe(sql))) as Promise<
+        ReadonlyArray<any>
+      >,
     drop: () => withPg(base, (pg) => pg.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined)
   }
 }
