@@ -1,9 +1,22 @@
-// The dashboard: plain DOM, no framework and no build step. Text always goes in
-// through textContent (never innerHTML), so nothing a server stores can run here.
+// The dashboard's shell: session, workspace and environment switcher, the
+// navigation and a hash router. Each page is its own module with
+// `render(ctx, route)`; pages never import each other or this file.
+import { all, api, messageOf, whenSignedOut } from "./api.js"
+import { alertBox, el } from "./dom.js"
+import * as overview from "./overview.js"
+import * as runs from "./runs.js"
+import * as run from "./run.js"
+import * as triggers from "./triggers.js"
+import * as workers from "./workers.js"
+import * as members from "./members.js"
+import * as keys from "./keys.js"
+import * as audit from "./audit.js"
+import { signInView } from "./signin.js"
 
 const main = document.getElementById("main")
 const switcher = document.getElementById("switcher")
 const account = document.getElementById("account")
+const nav = document.getElementById("nav")
 const status = document.getElementById("status")
 
 const remembered = {
@@ -11,129 +24,142 @@ const remembered = {
   set: (key, value) => value === null ? localStorage.removeItem(`pts.${key}`) : localStorage.setItem(`pts.${key}`, value)
 }
 
-/** One call to /api/v1 with the session cookie; the browser adds the Origin the server checks on writes. */
-const api = async (method, path, body) => {
-  const response = await fetch(`/api/v1${path}`, {
-    method,
-    credentials: "same-origin",
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const text = await response.text()
-  return { status: response.status, body: text.length > 0 ? JSON.parse(text) : undefined }
-}
+const roles = ["viewer", "operator", "admin", "owner"]
 
-const messageOf = (res) => {
-  if (res.status === 403) return "You do not have permission to do this."
-  return res.body?.error ?? `Request failed (${res.status}).`
-}
+/** The pages in the navigation; `role` is the least role that may open one (else it is not offered). */
+const pages = [
+  { path: "", label: "Overview", module: overview },
+  { path: "runs", label: "Runs", module: runs },
+  { path: "triggers", label: "Triggers", module: triggers },
+  { path: "workers", label: "Workers", module: workers },
+  { path: "members", label: "Members", module: members },
+  { path: "keys", label: "API keys", module: keys },
+  { path: "audit", label: "Audit log", module: audit, role: "admin" }
+]
 
-const el = (tag, attrs = {}, ...children) => {
-  const node = document.createElement(tag)
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value)
-    else if (value !== undefined && value !== false) node.setAttribute(key, value === true ? "" : value)
-  }
-  node.append(...children.filter((child) => child !== undefined && child !== null))
-  return node
-}
+let session // {me, workspaces, ws, environments, env, role}
+let generation = 0
+let leaving = []
 
 const say = (text) => {
   status.textContent = text
 }
 
-const show = (...nodes) => {
-  main.replaceChildren(...nodes)
-  main.focus()
+const parseRoute = () => {
+  const hash = location.hash.replace(/^#\/?/, "")
+  const [pathPart, search = ""] = hash.split("?")
+  const segments = pathPart.split("/").filter((s) => s.length > 0).map(decodeURIComponent)
+  return { segments, params: new URLSearchParams(search) }
 }
 
-const field = (label, attrs) => {
-  const input = el("input", attrs)
-  return { input, node: el("label", {}, label, input) }
+/** What every page gets: the session, a role check and a `show` that ignores answers arriving after the person moved on. */
+const contextFor = (gen) => ({
+  ...session,
+  can: (role) => roles.indexOf(session.role) >= roles.indexOf(role),
+  live: () => gen === generation,
+  show: (...nodes) => {
+    if (gen !== generation) return
+    main.replaceChildren(...nodes)
+    const heading = main.querySelector("h1")
+    document.title = `${heading?.textContent ?? "Dashboard"} · Pipeline Trigger Service`
+  },
+  onLeave: (fn) => {
+    if (gen === generation) leaving.push(fn)
+    else fn()
+  },
+  go: (hash) => {
+    location.hash = hash
+  },
+  say
+})
+
+const renderNav = (current) => {
+  const links = pages
+    .filter((p) => p.role === undefined || roles.indexOf(session.role) >= roles.indexOf(p.role))
+    .map((p) => el("li", {}, el("a", { href: `#/${p.path}`, "aria-current": p.path === current ? "page" : undefined }, p.label)))
+  nav.replaceChildren(el("ul", {}, links))
 }
 
-/** A form whose submit runs `action`; failures are shown inside the form as text. */
-const form = (title, fields, submitLabel, action) => {
-  const error = el("p", { class: "error", role: "alert" })
-  const node = el("form", { "aria-label": title }, el("h2", {}, title), ...fields.map((f) => f.node), error, el("button", { type: "submit" }, submitLabel))
-  node.addEventListener("submit", async (event) => {
-    event.preventDefault()
-    error.textContent = ""
-    const failure = await action()
-    if (failure) error.textContent = failure
-  })
-  return node
-}
-
-const signInView = () => {
-  const email = field("Email", { type: "email", name: "email", autocomplete: "username", required: true })
-  const password = field("Password", { type: "password", name: "password", autocomplete: "current-password", required: true, minlength: "8" })
-  const newEmail = field("Email", { type: "email", name: "email", autocomplete: "username", required: true })
-  const newPassword = field("Password (8 characters or more)", { type: "password", name: "password", autocomplete: "new-password", required: true, minlength: "8" })
-  const enter = (path, e, p) => async () => {
-    const res = await api("POST", path, { email: e.input.value, password: p.input.value })
-    if (res.status === 200 || res.status === 201) return void start()
-    return messageOf(res)
+const route = async () => {
+  if (session?.env === undefined) return
+  generation += 1
+  const gen = generation
+  for (const fn of leaving.splice(0)) fn()
+  say("")
+  const { segments, params } = parseRoute()
+  const [first = "", ...rest] = segments
+  const page = pages.find((p) => p.path === first)
+  renderNav(page?.path ?? first)
+  const ctx = contextFor(gen)
+  main.focus({ preventScroll: true })
+  if (first === "runs" && rest.length > 0) return run.render(ctx, { id: rest[0], params })
+  if (page === undefined) return ctx.show(el("h1", {}, "Not found"), el("p", {}, "There is no such page. ", el("a", { href: "#/" }, "Go to the overview.")))
+  if (page.role !== undefined && !ctx.can(page.role)) {
+    return ctx.show(el("h1", {}, page.label), alertBox(`Your role here is ${session.role}; the ${page.label.toLowerCase()} needs ${page.role} or higher.`))
   }
-  switcher.replaceChildren()
-  account.replaceChildren()
-  show(
-    el("h1", {}, "Sign in"),
-    form("Sign in", [email, password], "Sign in", enter("/auth/login", email, password)),
-    form("Register", [newEmail, newPassword], "Create account", enter("/auth/register", newEmail, newPassword))
-  )
+  await page.module.render(ctx, { segments: rest, params })
 }
 
 const signOut = async () => {
   await api("POST", "/auth/logout")
-  signInView()
+  showSignIn()
+}
+
+const showSignIn = () => {
+  session = undefined
+  generation += 1
+  for (const fn of leaving.splice(0)) fn()
+  switcher.replaceChildren()
+  account.replaceChildren()
+  nav.replaceChildren()
+  signInView(main, () => void start())
 }
 
 const choose = (label, items, current, onChange) => {
   // An explicit for/id label: a wrapping label would add the chosen option to the control's name.
   const id = `choose-${label.toLowerCase()}`
   const select = el("select", { id, onchange: (event) => onChange(event.target.value) },
-    ...items.map((item) => el("option", { value: item.id, selected: item.id === current }, item.name)))
+    items.map((item) => el("option", { value: item.id, selected: item.id === current }, item.name)))
   return el("span", { class: "choice" }, el("label", { for: id }, label), select)
 }
 
-const overviewView = async (env) => {
-  const res = await api("GET", `/environments/${env.id}/dashboard/overview`)
-  if (res.status !== 200) return show(el("h1", {}, "Overview"), el("p", { class: "error", role: "alert" }, messageOf(res)))
-  const o = res.body
-  const figure = (label, value) => el("li", {}, el("span", { class: "value" }, value), label)
-  show(
-    el("h1", {}, `Overview · ${env.name}`),
-    el("ul", { class: "figures" },
-      figure("Online workers", String(o.onlineWorkers)),
-      figure("Runs today (UTC)", String(o.todaysRuns)),
-      figure("Success rate today", o.successRatePct === null ? "no finished runs" : `${o.successRatePct}%`),
-      figure("Token spend this month", `$${o.monthTokenSpendUsd}`))
-  )
+const createForm = (title, label, path, onCreated) => {
+  const id = "create-name"
+  const input = el("input", { id, name: "name", required: true, maxlength: "200", "aria-describedby": "create-error" })
+  const error = el("p", { class: "error", role: "alert", id: "create-error" })
+  const form = el("form", { "aria-label": title },
+    el("h2", {}, title), el("div", { class: "field" }, el("label", { for: id }, label), input), error,
+    el("div", { class: "actions" }, el("button", { type: "submit" }, "Create")))
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault()
+    const res = await api("POST", path, { name: input.value })
+    if (res.status === 201) return onCreated(res.body)
+    error.textContent = res.body?.details?.fieldErrors?.name?.join(" ") ?? messageOf(res)
+  })
+  return form
 }
 
-const createForm = (title, label, path, onCreated) => {
-  const name = field(label, { name: "name", required: true, maxlength: "100" })
-  return form(title, [name], "Create", async () => {
-    const res = await api("POST", path, { name: name.input.value })
-    if (res.status === 201) return void onCreated(res.body)
-    return res.body?.details?.fieldErrors?.name?.join(" ") ?? messageOf(res)
-  })
+/** The caller's role in an environment, from its member list (every member may read it). */
+const roleIn = async (envId, userId) => {
+  const res = await all(`/environments/${envId}/members`)
+  return res.items.find((m) => m.userId === userId)?.role ?? "viewer"
 }
 
 /** Workspace, then environment: each choice is remembered for the next visit. */
 const workspaceView = async () => {
-  const workspaces = (await api("GET", "/workspaces?limit=100")).body?.items ?? []
+  const me = session.me
+  const workspaces = (await all("/workspaces")).items
   const ws = workspaces.find((w) => w.id === remembered.get("workspace")) ?? workspaces[0]
+  nav.replaceChildren()
   if (ws === undefined) {
     switcher.replaceChildren()
-    return show(el("h1", {}, "Welcome"), createForm("Create a workspace", "Workspace name", "/workspaces", (created) => {
+    return main.replaceChildren(el("h1", {}, "Welcome"), createForm("Create a workspace", "Workspace name", "/workspaces", (created) => {
       remembered.set("workspace", created.id)
       void workspaceView()
     }))
   }
   remembered.set("workspace", ws.id)
-  const environments = (await api("GET", `/workspaces/${ws.id}/environments?limit=100`)).body?.items ?? []
+  const environments = (await all(`/workspaces/${ws.id}/environments`)).items
   const env = environments.find((e) => e.id === remembered.get("environment")) ?? environments[0]
   const pick = (key) => (id) => {
     remembered.set(key, id)
@@ -142,24 +168,37 @@ const workspaceView = async () => {
   }
   switcher.replaceChildren(
     choose("Workspace", workspaces, ws.id, pick("workspace")),
-    ...(env === undefined ? [] : [choose("Environment", environments, env.id, pick("environment"))])
+    env === undefined ? undefined : choose("Environment", environments, env.id, pick("environment"))
   )
   if (env === undefined) {
-    return show(el("h1", {}, ws.name), createForm("Create an environment", "Environment name", `/workspaces/${ws.id}/environments`, (created) => {
-      remembered.set("environment", created.id)
-      void workspaceView()
-    }))
+    session = { me, workspaces, ws, environments, env: undefined, role: "viewer" }
+    const owner = ws.ownerId === me.id
+    return main.replaceChildren(el("h1", {}, ws.name), owner
+      ? createForm("Create an environment", "Environment name", `/workspaces/${ws.id}/environments`, (created) => {
+        remembered.set("environment", created.id)
+        void workspaceView()
+      })
+      : el("p", {}, "You are not a member of any environment in this workspace yet. Ask its owner to add you."))
   }
   remembered.set("environment", env.id)
-  await overviewView(env)
+  session = { me, workspaces, ws, environments, env, role: await roleIn(env.id, me.id) }
+  account.querySelector(".role")?.replaceChildren(`Role: ${session.role}`)
+  await route()
 }
 
 const start = async () => {
   say("")
   const me = await api("GET", "/auth/me")
-  if (me.status !== 200) return signInView()
-  account.replaceChildren(el("span", {}, me.body.email, " "), el("button", { type: "button", class: "secondary", onclick: signOut }, "Sign out"))
+  if (me.status !== 200) return showSignIn()
+  session = { me: me.body }
+  account.replaceChildren(
+    el("span", {}, me.body.email), el("span", { class: "role" }),
+    el("button", { type: "button", class: "secondary", onclick: signOut }, "Sign out"))
   await workspaceView()
 }
 
+whenSignedOut(() => {
+  if (session !== undefined) showSignIn()
+})
+window.addEventListener("hashchange", () => void route())
 start().catch(() => say("The service could not be reached. Reload to try again."))

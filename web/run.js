@@ -1,0 +1,147 @@
+// One run: its status and times, input, output, cost and duration, retry
+// lineage both ways and the webhook deliveries of it. Refreshes itself until
+// the run is terminal.
+import { api, messageOf, query } from "./api.js"
+import { alertBox, el, formatCost, formatDuration, jsonBlock, shortId, statusBadge, table, timeEl } from "./dom.js"
+import { terminalStatuses } from "./statuses.js"
+
+const refreshMs = 2000
+
+/** The creation time a UUIDv7 carries in its first 48 bits (run ids are v7), or undefined. */
+const timeOfId = (id) => {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(id)) return undefined
+  return parseInt(id.replace(/-/g, "").slice(0, 12), 16)
+}
+
+/** The first run in an environment's listing window that satisfies `pick`, following cursors a few pages. */
+const findIn = async (envId, from, to, pick, pages = 10) => {
+  let cursor
+  for (let i = 0; i < pages; i++) {
+    const res = await api("GET", `/environments/${envId}/runs${query({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), cursor, limit: 200 })}`)
+    if (res.status !== 200) return { res }
+    const found = res.body.items.find(pick)
+    if (found !== undefined) return { run: found }
+    cursor = res.body.nextCursor
+    if (!cursor) return {}
+  }
+  return {}
+}
+
+/** A run by id: its id names its creation time, so a narrow window of the environment's listing holds it. */
+const loadRun = async (envId, id) => {
+  const t = timeOfId(id)
+  if (t === undefined) return {}
+  return findIn(envId, t - 60_000, t + 60_000, (r) => r.id === id)
+}
+
+/** The run that retried this one: created when this one ended. */
+const retriedBy = async (envId, run) => {
+  if (run.endedAt === null || !["failed", "timed_out"].includes(run.status)) return undefined
+  const ended = new Date(run.endedAt).getTime()
+  return (await findIn(envId, ended - 1000, ended + 60_000, (r) => r.retryOfRunId === run.id, 3)).run
+}
+
+/** The deliveries of this run: the trigger's history, newest first, read back to the run's creation. */
+const deliveriesOf = async (run) => {
+  const found = []
+  let cursor
+  for (let i = 0; i < 10; i++) {
+    const res = await api("GET", `/triggers/${run.triggerId}/webhook-deliveries${query({ cursor, limit: 200 })}`)
+    if (res.status !== 200) return { res, items: found }
+    found.push(...res.body.items.filter((d) => d.runId === run.id))
+    const oldest = res.body.items.at(-1)
+    cursor = res.body.nextCursor
+    if (!cursor || oldest === undefined || oldest.createdAt < run.createdAt) break
+  }
+  return { items: found }
+}
+
+const row = (label, value) => [el("dt", {}, label), el("dd", {}, value)]
+
+const runLink = (id, text) => el("a", { href: `#/runs/${id}` }, text ?? `Run …${shortId(id)}`)
+
+const deliveriesTable = (items) =>
+  items.length === 0
+    ? el("p", {}, "No webhook delivery for this run.")
+    : table("Webhook deliveries of this run", ["Sent", "Outcome", "Status code", "Attempts", "URL", "Error", "Response body"],
+      items.map((d) => el("tr", {},
+        el("td", {}, timeEl(d.createdAt)),
+        el("td", {}, statusBadge(d.outcome)),
+        el("td", {}, d.statusCode === null ? "none" : String(d.statusCode)),
+        el("td", {}, String(d.attemptCount)),
+        el("td", { class: "wrap" }, d.url),
+        el("td", { class: "wrap" }, d.errorMessage ?? "—"),
+        el("td", {}, d.responseBody === null || d.responseBody === ""
+          ? "—"
+          : el("details", {}, el("summary", {}, "Show body"), el("pre", { class: "code" }, d.responseBody))))))
+
+export const render = async (ctx, { id }) => {
+  const title = el("h1", {}, `Run …${shortId(id)}`)
+  const found = await loadRun(ctx.env.id, id)
+  if (found.res !== undefined) return ctx.show(title, alertBox(messageOf(found.res)))
+  if (found.run === undefined) {
+    return ctx.show(title, alertBox("This run was not found in this environment."), el("p", {}, el("a", { href: "#/runs" }, "Back to the runs")))
+  }
+  const body = el("div", {})
+  ctx.show(el("p", {}, el("a", { href: "#/runs" }, "← Runs")), title, body)
+
+  const paint = async (run) => {
+    const [trigger, child, deliveries] = await Promise.all([
+      api("GET", `/triggers/${run.triggerId}`),
+      retriedBy(ctx.env.id, run),
+      terminalStatuses.includes(run.status) ? deliveriesOf(run) : Promise.resolve({ items: [] })
+    ])
+    if (!ctx.live()) return
+    const triggerName = trigger.status === 200 ? trigger.body.name : `…${shortId(run.triggerId)} (deleted)`
+    title.replaceChildren(`Run …${shortId(run.id)} · ${triggerName}`)
+    body.replaceChildren(
+      el("p", { class: "run-status" }, "Status: ", statusBadge(run.status),
+        run.faultClass !== null && run.faultClass !== "none" ? ` (fault: ${run.faultClass})` : undefined),
+      el("dl", { class: "facts" },
+        row("Run id", el("code", {}, run.id)),
+        row("Trigger", trigger.status === 200 ? el("a", { href: `#/triggers/${run.triggerId}` }, triggerName) : triggerName),
+        row("Worker", run.workerId === null ? "not assigned" : el("a", { href: `#/runs?workerId=${run.workerId}` }, `…${shortId(run.workerId)}`)),
+        row("Attempt", String(run.attempt)),
+        row("Retry of", run.retryOfRunId === null ? "— (first attempt)" : runLink(run.retryOfRunId)),
+        row("Retried by", child === undefined ? "—" : runLink(child.id)),
+        row("Duration", formatDuration(run.durationMs)),
+        row("Cost", formatCost(run.costUsd)),
+        row("Created", timeEl(run.createdAt)),
+        row("Assigned", timeEl(run.assignedAt)),
+        row("Claimed", timeEl(run.claimedAt)),
+        row("Started", timeEl(run.startedAt)),
+        row("Last heartbeat", timeEl(run.lastHeartbeatAt)),
+        row("Ended", timeEl(run.endedAt))),
+      el("h2", {}, "Input"), jsonBlock(run.input, "Input"),
+      el("h2", {}, "Output"),
+      el("h3", {}, "Short message (stdout)"),
+      el("pre", { class: "code", tabindex: "0", "aria-label": "Short message" }, run.shortMessage ?? "—"),
+      el("h3", {}, "Error message (stderr)"),
+      el("pre", { class: "code", tabindex: "0", "aria-label": "Error message" }, run.errorMessage ?? "—"),
+      el("h2", {}, "Webhook deliveries"),
+      deliveries.res === undefined ? deliveriesTable(deliveries.items) : alertBox(messageOf(deliveries.res))
+    )
+    // A terminal run of a trigger with a webhook gets its delivery record shortly after it ends.
+    return trigger.status === 200 && trigger.body.webhookUrl !== null && deliveries.items.length === 0
+  }
+  let awaitingDelivery = await paint(found.run)
+
+  // Until the run ends (and its webhook delivery is recorded), read it again now and then and repaint.
+  let timer
+  let last = JSON.stringify(found.run)
+  let deliveryChecks = 0
+  const unfinished = (run) => !terminalStatuses.includes(run.status) || (awaitingDelivery && deliveryChecks < 30)
+  const refresh = async () => {
+    if (!ctx.live()) return
+    const again = await loadRun(ctx.env.id, id)
+    if (!ctx.live()) return
+    if (again.run !== undefined && (JSON.stringify(again.run) !== last || awaitingDelivery)) {
+      if (terminalStatuses.includes(again.run.status)) deliveryChecks += 1
+      last = JSON.stringify(again.run)
+      awaitingDelivery = await paint(again.run)
+    }
+    if (again.run !== undefined && unfinished(again.run)) timer = setTimeout(refresh, refreshMs)
+  }
+  if (unfinished(found.run)) timer = setTimeout(refresh, refreshMs)
+  ctx.onLeave(() => clearTimeout(timer))
+}

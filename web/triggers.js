@@ -1,0 +1,201 @@
+// Triggers: the list; create and edit forms whose server errors appear beside
+// their fields; Run now with optional JSON input checked before it is sent;
+// rotating the MCP token (shown once); delete.
+import { all, api, messageOf } from "./api.js"
+import { alertBox, apiForm, confirmDialog, control, el, emptyRow, secretBox, shortId, table, timeEl } from "./dom.js"
+
+/** A 400 of our own making, shaped like the server's, for a field the browser can already tell is wrong. */
+const invalid = (field, message) => ({ status: 400, body: { error: "Invalid request", details: { fieldErrors: { [field]: [message] }, formErrors: [] } } })
+
+/** JSON text → `{value}`, `{}` when empty, `{error}` when it does not parse. */
+const parseJson = (text) => {
+  if (text.trim() === "") return {}
+  try {
+    return { value: JSON.parse(text) }
+  } catch (error) {
+    return { error: `is not valid JSON (${error.message})` }
+  }
+}
+
+/** A number field's value as a number when it is one; otherwise as typed, so the server names the problem. */
+const numberOf = (text) => text.trim() === "" ? undefined : Number.isFinite(Number(text)) ? Number(text) : text
+
+const triggerFields = (workers, t, editing) => ({
+  name: control("Name", "input", { name: "name", value: t?.name ?? "", maxlength: "200" }),
+  description: control("Description", "textarea", { name: "description", rows: "2", value: t?.description ?? "" }),
+  workerId: control("Worker", "select", { name: "workerId", value: t?.workerId ?? "" },
+    [["", "Any online worker"], ...workers.map((w) => [w.id, `${w.label} (${w.status})`])],
+    "Pin the runs to one worker, or let the scheduler pick the least busy online worker."),
+  input: control("Input (JSON)", "textarea", { name: "input", rows: "4", class: "mono", value: t === undefined ? "" : JSON.stringify(t.input, null, 2) },
+    [], "Handed to the worker with each run. The pipeline-worker agent runs input.command, e.g. {\"command\": \"echo hello\"}."),
+  timeoutSeconds: control("Time-out (seconds)", "input", { name: "timeoutSeconds", inputmode: "numeric", value: t?.timeoutSeconds ?? "", placeholder: "3600" }, [], "1 to 86400."),
+  heartbeatTimeoutSeconds: control("Heartbeat time-out (seconds)", "input", { name: "heartbeatTimeoutSeconds", inputmode: "numeric", value: t?.heartbeatTimeoutSeconds ?? "", placeholder: "30" }, [], "5 to 3600."),
+  maxRetries: control("Automatic retries", "input", { name: "maxRetries", inputmode: "numeric", value: t?.maxRetries ?? "", placeholder: "0" }, [], "0 to 10."),
+  webhookUrl: control("Webhook URL", "input", { name: "webhookUrl", inputmode: "url", value: t?.webhookUrl ?? "", placeholder: "https://example.com/hooks/pipeline" }, [], "Receives a signed POST when a run ends. Empty: no webhook."),
+  webhookSecret: control("Webhook secret", "input", { name: "webhookSecret", type: "password", autocomplete: "new-password" }, [],
+    editing ? (t.hasWebhookSecret ? "A secret is set; leave empty to keep it." : "No secret is set.") + " 16 characters or more." : "16 characters or more; signs each webhook.")
+})
+
+/** The request body from the form; a JSON input that does not parse is refused before anything is sent. */
+const payloadOf = (fields) => {
+  const input = parseJson(fields.input.input.value)
+  if (input.error !== undefined) return { failure: invalid("input", input.error) }
+  const text = (f) => fields[f].input.value
+  const body = {
+    name: text("name"),
+    description: text("description") === "" ? null : text("description"),
+    workerId: text("workerId") === "" ? null : text("workerId"),
+    timeoutSeconds: numberOf(text("timeoutSeconds")),
+    heartbeatTimeoutSeconds: numberOf(text("heartbeatTimeoutSeconds")),
+    maxRetries: numberOf(text("maxRetries")),
+    webhookUrl: text("webhookUrl").trim() === "" ? null : text("webhookUrl").trim(),
+    webhookSecret: text("webhookSecret") === "" ? undefined : text("webhookSecret")
+  }
+  if ("value" in input) body.input = input.value
+  return { body }
+}
+
+const listView = async (ctx) => {
+  const title = el("h1", {}, "Triggers")
+  const [res, workers] = await Promise.all([all(`/environments/${ctx.env.id}/triggers`), all(`/environments/${ctx.env.id}/workers`)])
+  if (res.status !== 200) return ctx.show(title, alertBox(messageOf(res)))
+  const labels = new Map(workers.items.map((w) => [w.id, w.label]))
+  const rows = res.items.map((t) => el("tr", {},
+    el("td", {}, el("a", { href: `#/triggers/${t.id}` }, t.name)),
+    el("td", {}, t.workerId === null ? "any online worker" : labels.get(t.workerId) ?? `…${shortId(t.workerId)}`),
+    el("td", { class: "wrap" }, t.webhookUrl ?? "none"),
+    el("td", {}, `${t.timeoutSeconds} s`),
+    el("td", {}, String(t.maxRetries)),
+    el("td", {}, timeEl(t.createdAt))))
+  ctx.show(title,
+    ctx.can("admin") ? el("p", {}, el("a", { href: "#/triggers/new", class: "button" }, "New trigger")) : undefined,
+    table("Triggers", ["Name", "Worker", "Webhook", "Time-out", "Retries", "Created"],
+      rows.length > 0 ? rows : [emptyRow(6, "No triggers yet.")]))
+}
+
+const createView = async (ctx) => {
+  const title = el("h1", {}, "New trigger")
+  if (!ctx.can("admin")) return ctx.show(title, alertBox(`Creating triggers needs the admin role; yours is ${ctx.role}.`))
+  const workers = await all(`/environments/${ctx.env.id}/workers`)
+  const fields = triggerFields(workers.items, undefined, false)
+  const form = apiForm("Create trigger", fields, "Create trigger", async () => {
+    const { body, failure } = payloadOf(fields)
+    if (failure) return failure
+    const res = await api("POST", `/environments/${ctx.env.id}/triggers`, body)
+    if (res.status !== 201) return res
+    ctx.say(`Trigger "${res.body.name}" created.`)
+    ctx.go(`#/triggers/${res.body.id}`)
+  })
+  ctx.show(el("p", {}, el("a", { href: "#/triggers" }, "← Triggers")), title, form)
+}
+
+const runNowForm = (ctx, trigger) => {
+  const input = control("Input (JSON, optional)", "textarea", { name: "input", rows: "3", class: "mono", placeholder: JSON.stringify(trigger.input) }, [],
+    "Empty: the trigger's own input. Checked before it is sent.")
+  const result = el("p", { role: "status" })
+  const form = apiForm("Run now", { input }, "Run now", async () => {
+    result.replaceChildren()
+    const parsed = parseJson(input.input.value)
+    if (parsed.error !== undefined) return invalid("input", parsed.error)
+    const res = await api("POST", `/triggers/${trigger.id}/run`, "value" in parsed ? { input: parsed.value } : {})
+    if (res.status !== 201 && res.status !== 200) return res
+    result.replaceChildren(`Run …${shortId(res.body.id)} is ${res.body.status}. `, el("a", { href: `#/runs/${res.body.id}` }, "Open the run"))
+  }, [result])
+  return el("section", { "aria-labelledby": "run-now" }, el("h2", { id: "run-now" }, "Run now"), form)
+}
+
+const mcpSection = (ctx, trigger) => {
+  const place = el("div", {})
+  const error = alertBox()
+  const rotate = el("button", {
+    type: "button",
+    class: "secondary",
+    onclick: async () => {
+      error.textContent = ""
+      const ok = await confirmDialog("Rotate the MCP token?", "A new token is made and shown once; the current token stops working at once.", "Rotate")
+      if (!ok) return
+      const res = await api("POST", `/triggers/${trigger.id}/rotate-mcp-token`)
+      if (res.status !== 200) return void (error.textContent = messageOf(res))
+      place.replaceChildren(secretBox("MCP token", res.body.mcpToken,
+        "Copy it now: it is not stored in readable form and cannot be shown again. Any previous token no longer works."))
+      place.querySelector("input")?.focus()
+    }
+  }, "Rotate MCP token")
+  return el("section", { "aria-labelledby": "mcp" }, el("h2", { id: "mcp" }, "MCP token"),
+    el("p", {}, "Lets an agent run and watch this trigger only."), rotate, error, place)
+}
+
+const deleteSection = (ctx, trigger) => {
+  const error = alertBox()
+  const button = el("button", {
+    type: "button",
+    class: "danger",
+    onclick: async () => {
+      error.textContent = ""
+      const ok = await confirmDialog(`Delete "${trigger.name}"?`, "Its runs stay readable; the trigger cannot be run again.", "Delete trigger")
+      if (!ok) return
+      const res = await api("DELETE", `/triggers/${trigger.id}`)
+      if (res.status === 204) {
+        ctx.say(`Trigger "${trigger.name}" deleted.`)
+        return ctx.go("#/triggers")
+      }
+      error.textContent = res.status === 409
+        ? `Not deleted: ${res.body?.error ?? "the trigger has active runs"}. Wait for them to end, then try again.`
+        : messageOf(res)
+    }
+  }, "Delete trigger")
+  return el("section", { "aria-labelledby": "delete" }, el("h2", { id: "delete" }, "Delete"), button, error)
+}
+
+const facts = (trigger, labels) =>
+  el("dl", { class: "facts" },
+    ...[
+      ["Id", el("code", {}, trigger.id)],
+      ["Description", trigger.description ?? "—"],
+      ["Worker", trigger.workerId === null ? "any online worker" : labels.get(trigger.workerId) ?? trigger.workerId],
+      ["Time-out", `${trigger.timeoutSeconds} s`],
+      ["Heartbeat time-out", `${trigger.heartbeatTimeoutSeconds} s`],
+      ["Automatic retries", String(trigger.maxRetries)],
+      ["Webhook", trigger.webhookUrl ?? "none"],
+      ["Webhook secret", trigger.hasWebhookSecret ? "set" : "not set"],
+      ["Updated", timeEl(trigger.updatedAt)]
+    ].flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]))
+
+const triggerView = async (ctx, id) => {
+  const [res, workers] = await Promise.all([api("GET", `/triggers/${id}`), all(`/environments/${ctx.env.id}/workers`)])
+  const back = el("p", {}, el("a", { href: "#/triggers" }, "← Triggers"))
+  if (res.status !== 200) {
+    return ctx.show(back, el("h1", {}, "Trigger"), alertBox(res.status === 404 ? "This trigger does not exist (or was deleted)." : messageOf(res)))
+  }
+  const trigger = res.body
+  const labels = new Map(workers.items.map((w) => [w.id, w.label]))
+  const sections = [
+    back,
+    el("h1", {}, `Trigger · ${trigger.name}`),
+    el("p", {}, el("a", { href: `#/runs?triggerId=${trigger.id}` }, "Runs of this trigger")),
+    facts(trigger, labels),
+    el("h2", {}, "Input"), el("pre", { class: "code" }, JSON.stringify(trigger.input, null, 2))
+  ]
+  if (ctx.can("operator")) sections.push(runNowForm(ctx, trigger))
+  if (ctx.can("admin")) {
+    const fields = triggerFields(workers.items, trigger, true)
+    const saved = el("p", { role: "status" })
+    const form = apiForm("Edit trigger", fields, "Save changes", async () => {
+      saved.textContent = ""
+      const { body, failure } = payloadOf(fields)
+      if (failure) return failure
+      const patched = await api("PATCH", `/triggers/${trigger.id}`, body)
+      if (patched.status !== 200) return patched
+      ctx.say(`Trigger "${patched.body.name}" saved.`)
+      await triggerView(ctx, id)
+    }, [saved])
+    sections.push(el("section", { "aria-labelledby": "edit" }, el("h2", { id: "edit" }, "Edit"), form), mcpSection(ctx, trigger), deleteSection(ctx, trigger))
+  }
+  ctx.show(...sections)
+}
+
+export const render = async (ctx, { segments }) => {
+  if (segments[0] === "new") return createView(ctx)
+  if (segments[0] !== undefined) return triggerView(ctx, segments[0])
+  return listView(ctx)
+}

@@ -1,0 +1,77 @@
+// Workers: online and offline with last-seen times, relabelling, and how to
+// start one (the command with a fresh one-time registration token).
+import { all, api, messageOf } from "./api.js"
+import { ago, alertBox, apiForm, control, el, emptyRow, secretBox, statusBadge, table, timeEl } from "./dom.js"
+
+const startSection = (ctx) => {
+  const place = el("div", {})
+  const error = alertBox()
+  const section = el("section", { "aria-labelledby": "start-worker" }, el("h2", { id: "start-worker" }, "Start a worker"),
+    el("p", {}, "A worker is a process on any machine that can reach this service. The ",
+      el("code", {}, "pipeline-worker"), " agent runs each run's ", el("code", {}, "input.command"),
+      " and reports the result; it registers once with a one-time registration token and keeps its own token afterwards."))
+  if (!ctx.can("admin")) {
+    section.append(el("p", {}, `Registration tokens are made by an admin of this environment (your role is ${ctx.role}).`))
+    return section
+  }
+  const button = el("button", {
+    type: "button",
+    onclick: async () => {
+      error.textContent = ""
+      const res = await api("POST", `/environments/${ctx.env.id}/api-keys`, { name: `worker registration ${new Date().toISOString().slice(0, 16)}`, prefix: "wrk" })
+      if (res.status !== 201) return void (error.textContent = messageOf(res))
+      const command = `npx pipeline-worker --url ${location.origin} --registration-token ${res.body.token} --label my-worker`
+      place.replaceChildren(
+        el("p", {}, "Run this where the worker should run (inside a checkout of this service, after ", el("code", {}, "npm ci"), "):"),
+        secretBox("Worker start command", command, "The registration token works once; it is not stored in readable form and cannot be shown again."))
+      place.querySelector("input")?.focus()
+    }
+  }, "Create a registration token")
+  section.append(button, error, place)
+  return section
+}
+
+const labelCell = (ctx, worker, onSaved) => {
+  const cell = el("td", {}, worker.label)
+  if (!ctx.can("admin")) return cell
+  const edit = el("button", {
+    type: "button",
+    class: "secondary small",
+    "aria-label": `Rename ${worker.label}`,
+    onclick: () => {
+      const label = control("Label", "input", { name: "label", value: worker.label, maxlength: "200" })
+      const cancel = el("button", { type: "button", class: "secondary", onclick: () => onSaved() }, "Cancel")
+      const form = apiForm(`Rename worker ${worker.label}`, { label }, "Save", async () => {
+        const res = await api("PATCH", `/workspaces/${ctx.ws.id}/workers/${worker.id}`, { label: label.input.value })
+        if (res.status !== 200) return res
+        ctx.say(`Worker renamed to "${res.body.label}".`)
+        onSaved()
+      }, [cancel])
+      form.classList.add("inline")
+      cell.replaceChildren(form)
+      label.input.focus()
+      label.input.select()
+    }
+  }, "Rename")
+  cell.append(" ", edit)
+  return cell
+}
+
+export const render = async (ctx) => {
+  const title = el("h1", {}, "Workers")
+  const res = await all(`/environments/${ctx.env.id}/workers`)
+  if (res.status !== 200) return ctx.show(title, alertBox(messageOf(res)))
+  const again = () => void render(ctx)
+  const now = Date.now()
+  const rows = res.items.map((w) => el("tr", { "data-worker": w.id },
+    labelCell(ctx, w, again),
+    el("td", {}, statusBadge(w.status)),
+    el("td", {}, ago(w.lastSeenAt, now), " (", timeEl(w.lastSeenAt), ")"),
+    el("td", {}, timeEl(w.createdAt)),
+    el("td", {}, el("a", { href: `#/runs?workerId=${w.id}` }, "Runs"))))
+  const online = res.items.filter((w) => w.status === "online").length
+  ctx.show(title,
+    el("p", {}, `${online} online, ${res.items.length - online} offline.`),
+    table("Workers", ["Label", "Status", "Last seen", "Registered", ""], rows.length > 0 ? rows : [emptyRow(5, "No workers yet.")]),
+    startSection(ctx))
+}
