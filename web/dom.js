@@ -111,6 +111,13 @@ export const apiForm = (title, fields, submitLabel, action, extra = []) => {
   return node
 }
 
+// For an optional or nullable field the server also reports the union's other
+// members ("Expected null, actual …"); the real reason is the other message.
+const meaningful = (messages) => {
+  const kept = messages.filter((m) => !/^Expected (null|undefined), actual /.test(m))
+  return kept.length > 0 ? kept : messages
+}
+
 /** Field errors beside their fields; the rest (and fields the form does not show) in the form's alert. */
 export const showFailure = (failure, fields, error) => {
   if (typeof failure === "string") {
@@ -122,15 +129,15 @@ export const showFailure = (failure, fields, error) => {
   let first
   for (const [name, messages] of Object.entries(fieldErrors)) {
     const f = fields[name]
-    if (f === undefined) rest.push(`${name}: ${messages.join(" ")}`)
+    if (f === undefined) rest.push(`${name}: ${meaningful(messages).join(" ")}`)
     else {
-      f.setError(messages.join(" "))
+      f.setError(meaningful(messages).join(" "))
       first ??= f
     }
   }
   const formErrors = failure.body?.details?.formErrors ?? []
   if (failure.status === 400 && Object.keys(fieldErrors).length > 0) {
-    error.textContent = ["Please correct the fields marked below.", ...rest, ...formErrors].join(" ")
+    error.textContent = ["Please correct the marked fields.", ...rest, ...formErrors].join(" ")
   } else {
     error.textContent = failure.status === 403
       ? "You do not have permission to do this in this environment."
@@ -156,7 +163,7 @@ export const secretBox = (label, value, warning) => {
       }
     }
   }, "Copy")
-  return el("div", { class: "secret-box", role: "group", "aria-label": label },
+  return el("div", { class: "secret-box" },
     el("p", { class: "warning" }, el("strong", {}, "Shown once. "), warning),
     el("div", { class: "row" }, output, copy), copied)
 }

@@ -116,7 +116,7 @@ const mcpSection = (ctx, trigger) => {
       if (!ok) return
       const res = await api("POST", `/triggers/${trigger.id}/rotate-mcp-token`)
       if (res.status !== 200) return void (error.textContent = messageOf(res))
-      place.replaceChildren(secretBox("MCP token", res.body.mcpToken,
+      place.replaceChildren(secretBox("New MCP token", res.body.mcpToken,
         "Copy it now: it is not stored in readable form and cannot be shown again. Any previous token no longer works."))
       place.querySelector("input")?.focus()
     }

@@ -10,7 +10,7 @@ import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import { type BrowserContext, chromium } from "playwright-core"
 import { HttpLive } from "../../src/App.js"
-import { layerWith as configWith } from "../../src/Config/AppConfig.js"
+import { type AppConfigShape, layerWith as configWith } from "../../src/Config/AppConfig.js"
 import * as TestDatabase from "./TestDatabase.js"
 
 /** Debian's chromium: the tests never download a browser. */
@@ -31,17 +31,20 @@ const freePort = Effect.async<number>((resume) => {
  * The whole service on a real port and a fresh database, with PUBLIC_URL set
  * to the address the browser opens, so the Origin it sends on writes is allowed.
  */
-export const serviceLayer = Layer.unwrapEffect(
-  Effect.map(freePort, (port) => {
-    const url = `http://127.0.0.1:${port}`
-    return HttpLive.pipe(
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
-      Layer.provideMerge(TestDatabase.layer),
-      Layer.provideMerge(configWith({ publicUrl: url })),
-      Layer.merge(Layer.succeed(ServiceUrl, url))
-    )
-  })
-)
+export const serviceLayerWith = (overrides: Partial<AppConfigShape> = {}) =>
+  Layer.unwrapEffect(
+    Effect.map(freePort, (port) => {
+      const url = `http://127.0.0.1:${port}`
+      return HttpLive.pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
+        Layer.provideMerge(TestDatabase.layer),
+        Layer.provideMerge(configWith({ ...overrides, publicUrl: url })),
+        Layer.merge(Layer.succeed(ServiceUrl, url))
+      )
+    })
+  )
+
+export const serviceLayer = serviceLayerWith()
 
 /** One headless Chromium with a fresh profile directory, closed (and the profile removed) with the scope. */
 export const browser: Effect.Effect<BrowserContext, never, Scope.Scope> = Effect.acquireRelease(

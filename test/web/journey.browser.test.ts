@@ -1,0 +1,296 @@
+import { describe, expect, layer as withLayer } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import type { Locator, Page } from "playwright-core"
+import { runWorker } from "../../src/WorkerSdk/index.js"
+import { fetchLayer } from "../sdk/support.js"
+import { browser, serviceLayerWith, ServiceUrl } from "../support/Browser.js"
+
+const screenshot = (page: Page, name: string) => page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true })
+
+/** Opens a page from the navigation bar. */
+const nav = (page: Page, name: string) =>
+  page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name, exact: true }).click()
+
+/** The field wrapper (label, control, hint, error) around a labelled control. */
+const fieldOf = (form: Locator, label: string | RegExp) =>
+  // The inner locator of `has` is matched inside each candidate: it starts from the page, not the form.
+  form.locator(".field").filter({ has: form.page().getByLabel(label, { exact: typeof label === "string" }) })
+
+/** A webhook receiver on loopback that answers 200 with a short body. */
+const receiver = Effect.acquireRelease(
+  Effect.async<{ url: string; close: () => void; hits: Array<string> }>((resume) => {
+    const hits: Array<string> = []
+    const server = createServer((req, res) => {
+      let body = ""
+      req.on("data", (chunk) => body += chunk)
+      req.on("end", () => {
+        hits.push(body)
+        res.writeHead(200, { "content-type": "text/plain" }).end("thanks")
+      })
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+        close: () => server.close(),
+        hits
+      })))
+  }),
+  (r) => Effect.sync(() => r.close())
+)
+
+const owner = `owner-${Date.now()}@example.com`
+const viewer = `viewer-${Date.now()}@example.com`
+const password = "correct horse battery"
+
+withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTestServices: true, timeout: 120_000 })("dashboard journey in a real browser", (it) => {
+  describe("from a new account to a succeeded run, and a viewer's view", () => {
+    it.scoped("register → trigger (with a server validation error) → worker → run now → succeeded → run page; members, keys, audit; a viewer sees no write buttons", () =>
+      Effect.gen(function*() {
+        const url = yield* ServiceUrl
+        const hook = yield* receiver
+        const context = yield* browser
+        const page = yield* Effect.promise(() => context.newPage())
+        const errors: Array<string> = []
+        page.on("pageerror", (error) => errors.push(error.message))
+
+        // Register, workspace, environment.
+        yield* Effect.promise(async () => {
+          await page.goto(url)
+          const register = page.getByRole("form", { name: "Register" })
+          await register.getByLabel("Email", { exact: true }).fill(owner)
+          await register.getByLabel(/Password/).fill(password)
+          await register.getByRole("button", { name: "Create account" }).click()
+          await page.getByLabel("Workspace name", { exact: true }).fill("Acme")
+          await page.getByRole("button", { name: "Create" }).click()
+          await page.getByLabel("Environment name", { exact: true }).fill("production")
+          await page.getByRole("button", { name: "Create" }).click()
+          await page.getByRole("heading", { name: "Overview · production" }).waitFor()
+        })
+
+        // A trigger: the browser refuses bad JSON before sending; the server's 400 lands beside its field.
+        yield* Effect.promise(async () => {
+          await nav(page, "Triggers")
+          await page.getByRole("link", { name: "New trigger" }).click()
+          const form = page.getByRole("form", { name: "Create trigger" })
+          await form.getByLabel("Name", { exact: true }).fill("nightly build")
+          await form.getByLabel("Input (JSON)", { exact: true }).fill("{not json")
+          await form.getByLabel("Webhook URL", { exact: true }).fill("ftp://example.com/hook")
+          await form.getByLabel("Time-out (seconds)", { exact: true }).fill("0")
+          await form.getByRole("button", { name: "Create trigger" }).click()
+          await expect.poll(() => fieldOf(form, "Input (JSON)").locator(".field-error").textContent()).toMatch(/not valid JSON/)
+
+          await form.getByLabel("Input (JSON)", { exact: true }).fill(JSON.stringify({ command: "make" }))
+          await form.getByRole("button", { name: "Create trigger" }).click()
+          const urlError = fieldOf(form, "Webhook URL").locator(".field-error")
+          await expect.poll(() => urlError.textContent()).toBe("must be an absolute http(s) URL")
+          expect(await form.getByLabel("Webhook URL", { exact: true }).getAttribute("aria-invalid")).toBe("true")
+          expect(await fieldOf(form, "Time-out (seconds)").locator(".field-error").textContent()).toBe("must be an integer from 1 to 86400")
+          expect(await fieldOf(form, "Input (JSON)").locator(".field-error").textContent()).toBe("")
+          expect(await form.getByRole("alert").textContent()).toMatch(/correct the marked fields/)
+          await screenshot(page, "trigger-form-errors")
+
+          await form.getByLabel("Webhook URL", { exact: true }).fill(hook.url)
+          await form.getByLabel("Time-out (seconds)", { exact: true }).fill("60")
+          await form.getByRole("button", { name: "Create trigger" }).click()
+          await page.getByRole("heading", { name: "Trigger · nightly build" }).waitFor()
+        })
+
+        // A worker: the workers page makes a one-time registration token and shows the command.
+        const command = yield* Effect.promise(async () => {
+          await nav(page, "Workers")
+          await page.getByRole("button", { name: "Create a registration token" }).click()
+          const shown = await page.getByLabel("Worker start command", { exact: true }).inputValue()
+          expect(shown).toMatch(/^npx pipeline-worker --url http:\/\/127\.0\.0\.1:\d+ --registration-token wrk_\S+ --label my-worker$/)
+          expect(await page.getByText("Shown once.").isVisible()).toBe(true)
+          return shown
+        })
+        const registrationToken = command.match(/--registration-token (\S+)/)![1]!
+        const release = yield* Deferred.make<void>()
+        const worker = yield* runWorker({
+          baseUrl: url,
+          registrationToken,
+          label: "browser-test-worker",
+          pollWaitSeconds: 1,
+          handler: (run) => {
+            const input = run.input as { hold?: boolean; n?: number } | null
+            return (input?.hold === true ? Deferred.await(release) : Effect.void).pipe(
+              Effect.as({ status: "succeeded" as const, stdout: `built #${input?.n ?? 0}`, costUsd: "0.0125" })
+            )
+          }
+        }).pipe(Effect.provide(fetchLayer), Effect.forkScoped)
+
+        yield* Effect.promise(async () => {
+          await page.reload()
+          const row = page.getByRole("row").filter({ hasText: "browser-test-worker" })
+          await row.waitFor()
+          expect(await row.textContent()).toContain("online")
+          await row.getByRole("button", { name: "Rename browser-test-worker" }).click()
+          await page.getByRole("form", { name: "Rename worker browser-test-worker" }).getByLabel("Label", { exact: true }).fill("build box")
+          await page.getByRole("button", { name: "Save" }).click()
+          await page.getByRole("row").filter({ hasText: "build box" }).waitFor()
+          await screenshot(page, "workers")
+        })
+
+        // Run now: bad JSON is refused in the browser; then the run goes live to succeeded on the runs page.
+        yield* Effect.promise(async () => {
+          await nav(page, "Triggers")
+          await page.getByRole("link", { name: "nightly build" }).click()
+          const runNow = page.getByRole("form", { name: "Run now" })
+          await runNow.getByLabel(/Input/).fill("[1, 2")
+          await runNow.getByRole("button", { name: "Run now" }).click()
+          await expect.poll(() => fieldOf(runNow, /Input/).locator(".field-error").textContent()).toMatch(/not valid JSON/)
+
+          await nav(page, "Runs")
+          await page.getByRole("heading", { name: "Runs" }).waitFor()
+          expect(await page.getByText("No runs match these filters.").isVisible()).toBe(true)
+          await page.goBack()
+          await page.getByRole("form", { name: "Run now" }).getByLabel(/Input/).fill(JSON.stringify({ n: 7 }))
+          await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
+          await page.getByRole("link", { name: "Open the run" }).waitFor()
+
+          // The runs page, opened before the run ends, shows it reach succeeded without a reload.
+          await nav(page, "Runs")
+          const row = page.locator("tr[data-run]").first()
+          await row.waitFor()
+          await expect.poll(() => row.getAttribute("data-status"), { timeout: 20_000 }).toBe("succeeded")
+          expect(await row.textContent()).toContain("nightly build")
+          expect(await row.textContent()).toContain("build box")
+          expect(await row.textContent()).toContain("$0.0125")
+          await screenshot(page, "runs")
+
+          // Filters: failed shows nothing, succeeded shows the run.
+          await page.getByLabel("Status", { exact: true }).selectOption("failed")
+          await page.getByRole("button", { name: "Apply filters" }).click()
+          await page.getByText("No runs match these filters.").waitFor()
+          await page.getByLabel("Status", { exact: true }).selectOption("succeeded")
+          await page.getByRole("button", { name: "Apply filters" }).click()
+          await page.locator("tr[data-run]").first().waitFor()
+
+          // The run page: output, cost, the webhook delivery with its status code.
+          await page.locator("tr[data-run] a").first().click()
+          await page.getByRole("heading", { name: /Run …\w+ · nightly build/ }).waitFor()
+          expect(await page.locator(".run-status").textContent()).toContain("succeeded")
+          expect(await page.getByLabel("Short message", { exact: true }).textContent()).toBe("built #7")
+          expect(await page.getByLabel("Input", { exact: true }).textContent()).toContain("\"n\": 7")
+          const delivery = page.getByRole("row").filter({ hasText: "delivered" })
+          await delivery.waitFor({ timeout: 20_000 })
+          expect(await delivery.textContent()).toContain("200")
+          await screenshot(page, "run")
+        })
+        expect(hook.hits.length).toBe(1)
+
+        // Delete while a run is active: the 409 is said plainly; once the run ends the page moves on.
+        yield* Effect.promise(async () => {
+          await nav(page, "Triggers")
+          await page.getByRole("link", { name: "nightly build" }).click()
+          await page.getByRole("form", { name: "Run now" }).getByLabel(/Input/).fill(JSON.stringify({ hold: true }))
+          await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
+          await page.getByRole("link", { name: "Open the run" }).waitFor()
+          await page.getByRole("button", { name: "Rotate MCP token" }).click()
+          await page.getByRole("dialog").getByRole("button", { name: "Rotate" }).click()
+          expect(await page.getByRole("textbox", { name: "New MCP token" }).inputValue()).toMatch(/^mcp_/)
+          await page.getByRole("button", { name: "Delete trigger" }).click()
+          await page.getByRole("dialog").getByRole("button", { name: "Delete trigger" }).click()
+          await page.getByText(/Not deleted: trigger has active runs/).waitFor()
+          await screenshot(page, "trigger")
+        })
+        yield* Deferred.succeed(release, undefined)
+
+        // Members: the viewer registers; the owner adds them; the last owner cannot demote themself.
+        yield* Effect.promise(async () => {
+          const res = await fetch(`${url}/api/v1/auth/register`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ email: viewer, password })
+          })
+          expect(res.status).toBe(201)
+          await nav(page, "Members")
+          const add = page.getByRole("form", { name: "Add a member" })
+          await add.getByLabel("Email", { exact: true }).fill("nobody@example.com")
+          await add.getByRole("button", { name: "Add member" }).click()
+          await expect.poll(() => fieldOf(add, "Email").locator(".field-error").textContent()).toMatch(/register first/)
+          await add.getByLabel("Email", { exact: true }).fill(viewer)
+          await add.getByLabel("Role", { exact: true }).selectOption("viewer")
+          await add.getByRole("button", { name: "Add member" }).click()
+          await page.getByRole("row").filter({ hasText: viewer }).waitFor()
+          await page.getByLabel(`Role of ${owner}`, { exact: true }).selectOption("admin")
+          await page.getByText(/an environment must keep at least one owner/).waitFor()
+          expect(await page.getByLabel(`Role of ${owner}`, { exact: true }).inputValue()).toBe("owner")
+          await screenshot(page, "members")
+        })
+
+        // API keys: the token is shown once; deleting it removes the row.
+        yield* Effect.promise(async () => {
+          await nav(page, "API keys")
+          const create = page.getByRole("form", { name: "Create a key" })
+          await create.getByLabel("Name", { exact: true }).fill("deploy script")
+          await create.getByLabel("Role", { exact: true }).selectOption("viewer")
+          await create.getByRole("button", { name: "Create" }).click()
+          const token = await page.getByLabel("Token of \"deploy script\"", { exact: true }).inputValue()
+          expect(token).toMatch(/^pwk_/)
+          await screenshot(page, "keys")
+          const check = await fetch(`${url}/api/v1/environments/x/runs`, { headers: { authorization: `Bearer ${token}` } })
+          expect(check.status).toBe(404)
+          await page.getByRole("button", { name: "Delete deploy script" }).click()
+          await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click()
+          await page.getByText("\"deploy script\" deleted.").waitFor()
+          expect(await page.getByRole("row").filter({ hasText: "deploy script" }).count()).toBe(0)
+        })
+
+        // The audit log, filtered by action.
+        yield* Effect.promise(async () => {
+          await nav(page, "Audit log")
+          await page.getByRole("row").filter({ hasText: "api_key.deleted" }).waitFor()
+          await page.getByLabel("Action", { exact: true }).selectOption("trigger.created")
+          await page.getByRole("button", { name: "Apply filters" }).click()
+          await expect.poll(() => page.locator("tbody tr").count()).toBe(1)
+          expect(await page.locator("tbody tr").textContent()).toContain(owner)
+          await page.getByLabel("Action", { exact: true }).selectOption("")
+          await page.getByRole("button", { name: "Apply filters" }).click()
+          await page.getByRole("row").filter({ hasText: "member.added" }).waitFor()
+          await screenshot(page, "audit")
+        })
+
+        // The viewer's session: nothing they may not do is offered.
+        yield* Effect.promise(async () => {
+          await page.getByRole("button", { name: "Sign out" }).click()
+          const signIn = page.getByRole("form", { name: "Sign in" })
+          await signIn.getByLabel("Email", { exact: true }).fill(viewer)
+          await signIn.getByLabel("Password", { exact: true }).fill(password)
+          await signIn.getByRole("button", { name: "Sign in" }).click()
+          // Back on the page the owner left (the audit log): above a viewer's role, so a message, not a broken page.
+          await page.getByRole("alert").filter({ hasText: "needs admin or higher" }).waitFor()
+          await nav(page, "Overview")
+          await page.getByRole("heading", { name: "Overview · production" }).waitFor()
+          expect(await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Audit log" }).count()).toBe(0)
+          await nav(page, "Triggers")
+          await page.getByRole("link", { name: "nightly build" }).waitFor()
+          expect(await page.getByRole("link", { name: "New trigger" }).count()).toBe(0)
+          await page.getByRole("link", { name: "nightly build" }).click()
+          await page.getByRole("heading", { name: "Trigger · nightly build" }).waitFor()
+          const viewerButtons = await page.locator("main button").count()
+          expect(viewerButtons).toBe(0)
+          await nav(page, "Workers")
+          await page.getByRole("row").filter({ hasText: "build box" }).waitFor()
+          expect(await page.locator("main button").count()).toBe(0)
+          await nav(page, "Members")
+          await page.getByRole("row").filter({ hasText: owner }).waitFor()
+          expect(await page.locator("main button, main select").count()).toBe(0)
+          await nav(page, "API keys")
+          await page.getByText("Keys are created and deleted by admins").waitFor()
+          expect(await page.locator("main button").count()).toBe(0)
+          await nav(page, "Runs")
+          await page.locator("tr[data-run]").first().waitFor()
+          await page.locator("tr[data-run] a").first().click()
+          await page.locator(".run-status").waitFor()
+          expect(await page.locator("main button").count()).toBe(0)
+        })
+        yield* Fiber.interrupt(worker)
+        expect(errors).toEqual([])
+      }))
+  })
+})
