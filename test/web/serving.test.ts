@@ -35,6 +35,30 @@ withLayer(layer(), { excludeTestServices: true })("dashboard serving", (it) => {
         }
       }))
 
+    it.effect("modules import each other by fingerprinted name; every import resolves", () =>
+      Effect.gen(function*() {
+        const page = yield* call("GET", "/")
+        const app = assetPaths(page.body as string).find((p) => p.endsWith(".js"))!
+        const seen = new Set<string>()
+        const queue = [app]
+        while (queue.length > 0) {
+          const path = queue.shift()!
+          if (seen.has(path)) continue
+          seen.add(path)
+          const res = yield* call("GET", path)
+          expect(res.status).toBe(200)
+          const source = res.body as string
+          // No import still names an unfingerprinted sibling.
+          expect(source).not.toMatch(/from\s*"\.\/[a-z]+\.js"/)
+          for (const m of source.matchAll(/from\s*"\.\/([^"]+)"/g)) {
+            expect(m[1]).toMatch(/^[a-z]+\.[0-9a-f]{12}\.js$/)
+            queue.push(`/assets/${m[1]}`)
+          }
+        }
+        // The shell, its helpers and every page.
+        expect(seen.size).toBeGreaterThanOrEqual(10)
+      }))
+
     it.effect("an unknown asset and an unknown route keep the API's 404 body", () =>
       Effect.gen(function*() {
         const asset = yield* call("GET", "/assets/app.js")
