@@ -15,7 +15,12 @@ const describe = (error: unknown): string => {
   if (typeof error === "object" && error !== null) {
     const tagged = error as { _tag?: string; message?: string; cause?: unknown }
     if (tagged._tag === "SqlError" || tagged._tag === "MigrationError") {
-      const inner = tagged.cause instanceof Error ? `\n  database said: ${tagged.cause.message}` : ""
+      // The database's own words are at the end of the cause chain (MigrationError → SqlError → pg error).
+      let deepest: unknown = tagged.cause
+      while (typeof deepest === "object" && deepest !== null && (deepest as { cause?: unknown }).cause !== undefined) {
+        deepest = (deepest as { cause: unknown }).cause
+      }
+      const inner = deepest instanceof Error ? `\n  database said: ${deepest.message}` : ""
       return `database: ${tagged.message ?? "failed"}${inner}`
     }
     if (typeof tagged.message === "string" && tagged.message.length > 0) return tagged.message
