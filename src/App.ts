@@ -39,6 +39,7 @@ import { Workers } from "./Workers/Workers.js"
 import { WorkersRepo } from "./Workers/WorkersRepo.js"
 import { DashboardLive } from "./Dashboard/Http.js"
 import { Dashboard } from "./Dashboard/Dashboard.js"
+import { RunHistory } from "./Runs/RunHistory.js"
 import * as WebRoutes from "./Web/Routes.js"
 import * as MetricsRoute from "./Observability/MetricsRoute.js"
 import * as RequestLog from "./Observability/RequestLog.js"
@@ -59,6 +60,7 @@ export const ServicesLive = Layer.mergeAll(
   DeliveriesRepo.Default,
   TriggersRepo.Default,
   RunsRepo.Default,
+  RunHistory.Default,
   Triggers.Default,
   Workers.Default,
   WorkersRepo.Default,

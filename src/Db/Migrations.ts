@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import m0001 from "./migrations/0001_initial.js"
 import m0002 from "./migrations/0002_outbox_payload_at_delivery.js"
 import m0003 from "./migrations/0003_hot_run_updates.js"
+import m0004 from "./migrations/0004_run_events.js"
 import m0010 from "./migrations/0010_key_fingerprints.js"
 
 /**
@@ -13,6 +14,7 @@ export const migrations = {
   "0001_initial": m0001,
   "0002_outbox_payload_at_delivery": m0002,
   "0003_hot_run_updates": m0003,
+  "0004_run_events": m0004,
   "0010_key_fingerprints": m0010
 }
 

@@ -4,6 +4,7 @@ import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
 import { inputJsonSchema, Limit, Page, Payload } from "../Domain/Schemas.js"
 import { Run, RunStatus } from "./Run.js"
+import { RunEvent } from "./RunHistory.js"
 
 /** `POST /triggers/{id}/run` body; the body itself is optional. */
 export const RunRequest = Payload({
@@ -67,6 +68,18 @@ export class RunsApi extends HttpApiGroup.make("runs")
       .setPath(Schema.Struct({ envId: Schema.String }))
       .setUrlParams(RunListParams)
       .addSuccess(Page(Run))
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.get("runEvents", "/runs/:id/events")
+      .annotate(OpenApi.Summary, "A run's timeline")
+      .annotate(OpenApi.Description,
+        "viewer or higher. Every transition of the run in order, each with its `status` after the step, when (`at`), " +
+          "the worker concerned and the `reason`: requested, assigned, claimed, started, completed, claim_timeout, " +
+          "heartbeat_timeout, execution_timeout, cancelled, worker_revoked or released. Stored with the run, so it survives restarts.")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(Schema.Struct({ items: Schema.Array(RunEvent) }))
       .addError(NotFound)
       .addError(Forbidden)
   )

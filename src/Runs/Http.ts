@@ -10,6 +10,7 @@ import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { RunRequest, type RunListParams } from "./Api.js"
 import { isUuid, Run, toRun } from "./Run.js"
+import { RunHistory } from "./RunHistory.js"
 import { RunRequests } from "./RunRequests.js"
 import { type Created, type RunFilter, RunsRepo } from "./RunsRepo.js"
 import { hotSpan } from "../Config/Tracing.js"
@@ -51,6 +52,16 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
     const repo = yield* RunsRepo
     const policy = yield* Policy
     const runRequests = yield* RunRequests
+    const history = yield* RunHistory
+
+    // A run of an environment the caller cannot see is not found, as one that does not exist.
+    const visibleRun = (id: string) =>
+      Effect.gen(function*() {
+        const run = yield* history.find(id)
+        if (run === undefined) return yield* Effect.fail(NotFound.of("run"))
+        yield* policy.requireRole(run.environment_id, "viewer", "run")
+        return run
+      })
 
     const liveTrigger = (id: string) =>
       Effect.flatMap(
@@ -117,5 +128,10 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const filter = yield* listFilter(urlParams)
           const rows = yield* repo.list({ ...filter, environmentId: path.envId })
           return page(rows.map(toRun), filter.limit)
+        }))
+      .handle("runEvents", ({ path }) =>
+        Effect.gen(function*() {
+          const run = yield* visibleRun(path.id)
+          return { items: yield* history.events(run.id) }
         }))
   }))

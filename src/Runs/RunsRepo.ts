@@ -7,6 +7,7 @@ import { nowIso } from "../Scheduler/Time.js"
 import { workerActive, workerLoad, workerOnline } from "../Scheduler/WorkerLoad.js"
 import type { PolledRow } from "../Scheduler/Transitions.js"
 import type { RunRow, RunStatus } from "./Run.js"
+import { recordRunEvents } from "./RunTimeline.js"
 import { hotSpan } from "../Config/Tracing.js"
 
 /** The parts of a live (not deleted) trigger a run needs. */
@@ -181,7 +182,19 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
             SELECT i.audit_id, created.environment_id, i.actor_type, i.actor_id, ${"run.requested" satisfies AuditAction},
               'run', created.id, i.metadata::jsonb
             FROM created JOIN input i ON i.id = created.id
-          )
+          ), logged AS (${
+          // Requested, then (when placed at once) assigned, then (for a waiting poll) claimed.
+          recordRunEvents(sql, {
+            from: sql`created CROSS JOIN (VALUES (1, 'queued', 'requested'), (2, 'assigned', 'assigned'), (3, 'claimed', 'claimed'))
+              AS step(n, step_status, step_reason)`,
+            status: sql`step.step_status`,
+            reason: sql`step.step_reason`,
+            workerId: sql`CASE WHEN step.n = 1 THEN NULL ELSE created.worker_id END`,
+            at: now,
+            where: sql`step.n = 1 OR (step.n = 2 AND created.status IN ('assigned', 'claimed')) OR (step.n = 3 AND created.status = 'claimed')`,
+            orderBy: sql`created.id, step.n`
+          })
+        })
           SELECT created.*, t.name AS trigger_name, t.input AS trigger_input,
             -- Delivered at commit: pollers on every instance wake once the run is visible.
             CASE WHEN created.status <> 'assigned' THEN NULL

@@ -6,6 +6,7 @@ import { nowIso } from "./Time.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
 import { workerActive, workerLoad, workerOnline } from "./WorkerLoad.js"
 import { hotSpan } from "../Config/Tracing.js"
+import { recordRunEvents } from "../Runs/RunTimeline.js"
 
 /** A run that was just given a claim deadline, for the supervisor. */
 export interface Deadline {
@@ -134,9 +135,10 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
               deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
             FROM plan
             WHERE runs.id = plan.run_id AND runs.status = 'queued'
-            RETURNING runs.id, runs.environment_id, runs.worker_id, runs.deadline_at
-          )
-          SELECT moved.*, pg_notify(${assignedChannel}, moved.worker_id::text) FROM moved ORDER BY moved.id`
+            RETURNING runs.id, runs.environment_id, runs.status, runs.worker_id, runs.deadline_at
+          ),
+          logged AS (${recordRunEvents(sql, { from: sql`moved`, reason: "assigned", at: now })})
+          SELECT moved.id, moved.environment_id, moved.worker_id, moved.deadline_at, pg_notify(${assignedChannel}, moved.worker_id::text) FROM moved ORDER BY moved.id`
         yield* Effect.forEach(new Set(assigned.map((r) => r.worker_id)), wakeups.wake, { discard: true })
         if (assigned.length > 0) yield* Effect.logDebug("runs assigned").pipe(Effect.annotateLogs({ count: assigned.length }))
         return assigned.map(({ deadline_at, environment_id, id }) => ({ id, environment_id, deadline_at }))
@@ -146,10 +148,17 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     const releaseExpired = (runId: string): Effect.Effect<string | undefined> =>
       Effect.gen(function*() {
         const now = yield* nowIso
+        // The timeline names the worker that let the claim deadline pass (read
+        // from the row as it was, through the self-join).
         const rows = yield* sql<{ environment_id: string }>`
-          UPDATE runs SET status = 'queued', worker_id = NULL, assigned_at = NULL, deadline_at = NULL
-          WHERE id = ${runId} AND status = 'assigned' AND deadline_at <= ${now}::timestamptz
-          RETURNING environment_id`
+          WITH released AS (
+            UPDATE runs SET status = 'queued', worker_id = NULL, assigned_at = NULL, deadline_at = NULL
+            FROM runs old
+            WHERE runs.id = ${runId} AND old.id = runs.id AND runs.status = 'assigned' AND runs.deadline_at <= ${now}::timestamptz
+            RETURNING runs.id, runs.environment_id, runs.status, old.worker_id AS worker_id
+          ),
+          logged AS (${recordRunEvents(sql, { from: sql`released`, reason: "claim_timeout", at: now })})
+          SELECT environment_id FROM released`
         return rows[0]?.environment_id
       }).pipe(Effect.orDie, hotSpan("Assignment.releaseExpired"))
 
@@ -157,11 +166,15 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     const releaseOffline: Effect.Effect<ReadonlyArray<string>> = Effect.gen(function*() {
       const now = yield* nowIso
       const rows = yield* sql<{ id: string; environment_id: string }>`
-        UPDATE runs r SET status = 'queued', worker_id = NULL, assigned_at = NULL, deadline_at = NULL
-        FROM workers w
-        WHERE r.worker_id = w.id AND r.ended_at IS NULL AND r.status = 'assigned'
-          AND w.last_seen_at <= ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
-        RETURNING r.id, r.environment_id`
+        WITH released AS (
+          UPDATE runs r SET status = 'queued', worker_id = NULL, assigned_at = NULL, deadline_at = NULL
+          FROM workers w
+          WHERE r.worker_id = w.id AND r.ended_at IS NULL AND r.status = 'assigned'
+            AND w.last_seen_at <= ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
+          RETURNING r.id, r.environment_id, r.status, w.id AS worker_id
+        ),
+        logged AS (${recordRunEvents(sql, { from: sql`released`, reason: "released", at: now })})
+        SELECT id, environment_id FROM released`
       if (rows.length > 0) yield* Effect.logInfo("runs of offline workers released").pipe(Effect.annotateLogs({ count: rows.length }))
       return [...new Set(rows.map((r) => r.environment_id))]
     }).pipe(Effect.orDie, hotSpan("Assignment.releaseOffline"))
@@ -175,11 +188,16 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     const unclaim = (runId: string, workerId: string): Effect.Effect<Date | undefined> =>
       Effect.gen(function*() {
         const now = yield* nowIso
+        // On the timeline the run is assigned to the worker again.
         const rows = yield* sql<{ deadline_at: Date }>`
-          UPDATE runs SET status = 'assigned', claimed_at = NULL,
-            deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
-          WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'claimed'
-          RETURNING deadline_at`
+          WITH moved AS (
+            UPDATE runs SET status = 'assigned', claimed_at = NULL,
+              deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
+            WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'claimed'
+            RETURNING *
+          ),
+          logged AS (${recordRunEvents(sql, { from: sql`moved`, reason: "assigned", at: now })})
+          SELECT deadline_at FROM moved`
         return rows[0]?.deadline_at
       }).pipe(Effect.orDie, hotSpan("Assignment.unclaim"))
 

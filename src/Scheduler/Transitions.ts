@@ -12,6 +12,7 @@ import { DeliveryHandoff, type Slot } from "../Webhooks/Handoff.js"
 import { outboxChannel } from "../Webhooks/Outbox.js"
 import { payloadOf, type TerminalRun } from "../Webhooks/Payload.js"
 import { RunEvents } from "./RunEvents.js"
+import { recordRunEvents, type RunEventReason } from "../Runs/RunTimeline.js"
 import { nowIso } from "./Time.js"
 import { hotSpan } from "../Config/Tracing.js"
 import * as Metrics from "../Observability/Metrics.js"
@@ -127,7 +128,18 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
             UPDATE runs SET claimed_at = ${now}::timestamptz, ${start ? startedSet(now) : claimedSet(now)}
             FROM picked
             WHERE runs.id = picked.id AND runs.status = 'assigned'
-            RETURNING runs.*)
+            RETURNING runs.*),
+          logged AS (${
+          start
+            ? recordRunEvents(sql, {
+              from: sql`claimed CROSS JOIN (VALUES (1, 'claimed', 'claimed'), (2, 'running', 'started')) AS step(n, step_status, step_reason)`,
+              status: sql`step.step_status`,
+              reason: sql`step.step_reason`,
+              at: now,
+              orderBy: sql`claimed.id, step.n`
+            })
+            : recordRunEvents(sql, { from: sql`claimed`, reason: "claimed", at: now })
+        })
           SELECT c.*, t.name AS trigger_name, t.input AS trigger_input
           FROM claimed c JOIN triggers t ON t.id = c.trigger_id ORDER BY c.id`).pipe(
         Effect.orDie,
@@ -186,11 +198,16 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     ): Effect.Effect<{ readonly moved: ReadonlyArray<RunRow>; readonly rejected: ReadonlyArray<Rejected> }> =>
       Effect.gen(function*() {
         const now = yield* nowIso
-        const moved = yield* sql<RunRow>`
+        const update = sql`
           UPDATE runs SET ${stepSet(step, now)}
           WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId} AND ${stepFrom(step)}
             AND deadline_at > ${now}::timestamptz
-          RETURNING *`.pipe(Effect.orDie)
+          RETURNING *`
+        // A heartbeat moves no run along its timeline: nothing to record.
+        const moved = yield* (step === "heartbeat" ? sql<RunRow>`${update}` : sql<RunRow>`
+          WITH moved AS (${update}),
+          logged AS (${recordRunEvents(sql, { from: sql`moved`, reason: step === "claim" ? "claimed" : "started", at: now })})
+          SELECT * FROM moved`).pipe(Effect.orDie)
         if (step === "claim") dispatched(moved)
         const done = new Set(moved.map((row) => row.id))
         const missing = runIds.filter((id) => !done.has(id))
@@ -232,6 +249,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
      */
     const terminal = (
       update: Statement.Statement<RunRow>,
+      reason: RunEventReason | Statement.Fragment,
       now: string,
       retryIds: { readonly runIds: ReadonlyArray<string>; readonly ids: ReadonlyArray<string> }
     ): Effect.Effect<ReadonlyArray<Terminal>> =>
@@ -248,6 +266,8 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
             WHERE done.status <> 'succeeded' AND done.attempt <= done.max_retries
             RETURNING *
           ),
+          logged AS (${recordRunEvents(sql, { from: sql`done`, reason, at: sql`done.ended_at` })}),
+          logged_retry AS (${recordRunEvents(sql, { from: sql`retry`, reason: "requested", at: now })}),
           queued AS (
             INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc, lease_owner, lease_until)
             SELECT id, trigger_id, webhook_url, webhook_secret_enc, ${owner}::text,
@@ -294,6 +314,10 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           THEN 'client' ELSE 'infra' END,
         deadline_at = NULL`
 
+    // A time-out as the timeline names it: past the execution deadline (the
+    // run's own fault) or the worker went silent.
+    const timeoutReason = sql`CASE WHEN fault_class = 'client' THEN 'execution_timeout' ELSE 'heartbeat_timeout' END`
+
     /**
      * Completes several of the worker's runs in one statement (the batched
      * complete, and grouped single completes). Answers the runs it ended and, for each run it could not,
@@ -319,6 +343,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
             WHERE runs.id = i.id AND runs.worker_id = ${workerId} AND runs.status IN ('claimed', 'running')
               AND runs.deadline_at > ${now}::timestamptz
             RETURNING runs.*`,
+          "completed",
           now,
           { runIds, ids: runIds.map(() => uuidv7()) }
         )
@@ -346,6 +371,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
             UPDATE runs SET ${timedOutSet(sql`${now}::timestamptz`)}
             WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
             RETURNING *`,
+          timeoutReason,
           now,
           { runIds: [runId], ids: [uuidv7()] }
         )
@@ -364,10 +390,14 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const timeOutMany = (items: ReadonlyArray<{ readonly runId: string; readonly at: number }>): Effect.Effect<ReadonlyArray<RunRow>> =>
       Effect.gen(function*() {
         const ended = yield* sql<RunRow>`
-          UPDATE runs SET ${timedOutSet(sql`i.at`)}
-          FROM unnest(${items.map((item) => item.runId)}::uuid[], ${items.map((item) => new Date(item.at).toISOString())}::timestamptz[]) AS i(id, at)
-          WHERE runs.id = i.id AND runs.status IN ('claimed', 'running') AND runs.deadline_at <= i.at
-          RETURNING runs.*`.pipe(Effect.orDie)
+          WITH done AS (
+            UPDATE runs SET ${timedOutSet(sql`i.at`)}
+            FROM unnest(${items.map((item) => item.runId)}::uuid[], ${items.map((item) => new Date(item.at).toISOString())}::timestamptz[]) AS i(id, at)
+            WHERE runs.id = i.id AND runs.status IN ('claimed', 'running') AND runs.deadline_at <= i.at
+            RETURNING runs.*
+          ),
+          logged AS (${recordRunEvents(sql, { from: sql`done`, reason: timeoutReason, at: sql`done.ended_at` })})
+          SELECT * FROM done`.pipe(Effect.orDie)
         yield* Effect.forEach(ended, (run) => events.publish(toRun(run)), { discard: true })
         return ended
       }).pipe(hotSpan("Transitions.timeOutMany"))
