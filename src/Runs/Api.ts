@@ -4,7 +4,7 @@ import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
 import { inputJsonSchema, Limit, Page, Payload } from "../Domain/Schemas.js"
 import { Run, RunStatus } from "./Run.js"
-import { RunEvent } from "./RunHistory.js"
+import { RunDetail, RunEvent } from "./RunHistory.js"
 
 /** `POST /triggers/{id}/run` body; the body itself is optional. */
 export const RunRequest = Payload({
@@ -68,6 +68,18 @@ export class RunsApi extends HttpApiGroup.make("runs")
       .setPath(Schema.Struct({ envId: Schema.String }))
       .setUrlParams(RunListParams)
       .addSuccess(Page(Run))
+      .addError(NotFound)
+      .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.get("getRun", "/runs/:id")
+      .annotate(OpenApi.Summary, "Get a run")
+      .annotate(OpenApi.Description,
+        "viewer or higher. The run object plus `triggerName`, `retryOfRunId` and `retriedByRunId` (the run this one " +
+          "retried, the retry it spawned; null when none), `delivery` (the latest webhook delivery record, or null) and " +
+          "`cancelRequestedAt` (null unless a cancel was requested).")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(RunDetail)
       .addError(NotFound)
       .addError(Forbidden)
   )

@@ -129,6 +129,11 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const rows = yield* repo.list({ ...filter, environmentId: path.envId })
           return page(rows.map(toRun), filter.limit)
         }))
+      .handle("getRun", ({ path }) =>
+        Effect.gen(function*() {
+          const run = yield* visibleRun(path.id)
+          return yield* history.detail(run)
+        }))
       .handle("runEvents", ({ path }) =>
         Effect.gen(function*() {
           const run = yield* visibleRun(path.id)

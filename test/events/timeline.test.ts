@@ -1,6 +1,8 @@
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { addMember, createTrigger, registerWorker, setupEnvironment, type TestEnv } from "../support/Fixtures.js"
+import { uuidv7 } from "../../src/Crypto/Ids.js"
+import { addMember, createTrigger, mintApiKey, registerWorker, setupEnvironment, type TestEnv } from "../support/Fixtures.js"
 import { call, layer } from "../support/TestApp.js"
 
 type Worker = { readonly workerId: string; readonly token: string }
@@ -86,6 +88,66 @@ withLayer(layer(), { excludeTestServices: true })("run timeline over HTTP", (it)
         expect(unknown.status).toBe(404)
         expect((yield* call("GET", `/api/v1/runs/not-a-uuid/events`, { cookie: env.user.cookie })).status).toBe(404)
         expect((yield* call("GET", `/api/v1/runs/${runId}/events`, {})).status).toBe(401)
+      }))
+  })
+})
+
+withLayer(layer(), { excludeTestServices: true })("run detail over HTTP", (it) => {
+  describe("GET /runs/{id}", () => {
+    it.effect("the run object plus triggerName, lineage both ways, the latest delivery record and cancelRequestedAt", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const worker = yield* registerWorker(env)
+        const trigger = yield* createTrigger(env, { name: "etl nightly", maxRetries: 1 })
+        const runId = yield* requestRun(env, trigger.id)
+        const fresh = yield* call("GET", `/api/v1/runs/${runId}`, { cookie: env.user.cookie })
+        expect(fresh.status).toBe(200)
+        expect(fresh.body).toMatchObject({
+          id: runId, triggerId: trigger.id, environmentId: env.environmentId, triggerName: "etl nightly",
+          retryOfRunId: null, retriedByRunId: null, delivery: null, cancelRequestedAt: null
+        })
+        expect((yield* op(worker, runId, "claim")).status).toBe(200)
+        const failed = yield* op(worker, runId, "complete", { status: "failed", stderr: "boom" })
+        expect(failed.status).toBe(200)
+
+        const sql = yield* SqlClient.SqlClient
+        const deliveryId = uuidv7()
+        yield* sql`
+          INSERT INTO webhook_deliveries (id, run_id, trigger_id, url, outcome, status_code, response_body, attempt_count, error_message)
+          VALUES (${deliveryId}, ${runId}, ${trigger.id}, 'https://hooks.example.com/x', 'delivered', 204, '', 2, NULL)`.pipe(Effect.orDie)
+
+        const detail = yield* call("GET", `/api/v1/runs/${runId}`, { cookie: env.user.cookie })
+        expect(detail.status).toBe(200)
+        const { cancelRequestedAt, delivery, retriedByRunId, triggerName, ...run } = detail.body
+        // Exactly the run object, as the listings answer it, plus the detail's fields.
+        expect(run).toEqual(failed.body.run)
+        expect(triggerName).toBe("etl nightly")
+        expect(cancelRequestedAt).toBeNull()
+        expect(delivery).toMatchObject({
+          id: deliveryId, runId, triggerId: trigger.id, url: "https://hooks.example.com/x", outcome: "delivered",
+          statusCode: 204, attemptCount: 2, errorMessage: null
+        })
+        expect(retriedByRunId).toBeTypeOf("string")
+        const retry = yield* call("GET", `/api/v1/runs/${retriedByRunId}`, { cookie: env.user.cookie })
+        expect(retry.body).toMatchObject({ retryOfRunId: runId, retriedByRunId: null, attempt: 2, delivery: null })
+      }))
+
+    it.effect("viewer+; another environment's run, unknown and malformed ids: 404 alike; 401 without credentials", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const trigger = yield* createTrigger(env)
+        const runId = yield* requestRun(env, trigger.id)
+        const viewerKey = yield* mintApiKey(env, "viewer")
+        expect((yield* call("GET", `/api/v1/runs/${runId}`, { bearer: viewerKey })).status).toBe(200)
+        const other = yield* setupEnvironment("other")
+        const otherKey = yield* mintApiKey(other, "admin")
+        const foreign = yield* call("GET", `/api/v1/runs/${runId}`, { bearer: otherKey })
+        const unknown = yield* call("GET", `/api/v1/runs/0190a000-0000-7000-8000-000000000000`, { bearer: otherKey })
+        expect(foreign.status).toBe(404)
+        expect(unknown.status).toBe(404)
+        expect(foreign.body).toEqual(unknown.body)
+        expect((yield* call("GET", `/api/v1/runs/nope`, { cookie: env.user.cookie })).status).toBe(404)
+        expect((yield* call("GET", `/api/v1/runs/${runId}`, {})).status).toBe(401)
       }))
   })
 })
