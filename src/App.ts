@@ -44,6 +44,7 @@ import * as WebRoutes from "./Web/Routes.js"
 import * as MetricsRoute from "./Observability/MetricsRoute.js"
 import * as RequestLog from "./Observability/RequestLog.js"
 import * as KeyCheck from "./Config/KeyCheck.js"
+import * as JsonBody from "./Http/JsonBody.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -107,7 +108,7 @@ const CorsLive = Layer.unwrapEffect(
  * The HTTP application: every endpoint, the OpenAPI document, the docs page,
  * CORS and the error model. Needs an `HttpServer`, a `SqlClient` and `AppConfig`.
  */
-export const HttpLive = HttpApiBuilder.serve(RequestLog.middleware()).pipe(
+export const HttpLive = HttpApiBuilder.serve((app) => RequestLog.middleware()(JsonBody.middleware(app))).pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide([rootProbes, MetricsRoute.layer]),
   Layer.provide(WebRoutes.layer()),

@@ -1,13 +1,14 @@
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { HttpLive } from "./App.js"
 import { AppConfig, layer as AppConfigLive } from "./Config/AppConfig.js"
 import * as Logging from "./Config/Logging.js"
 import * as StartupFailure from "./Config/StartupFailure.js"
 import * as Tracing from "./Config/Tracing.js"
 import * as Database from "./Db/Database.js"
+import * as NodeServer from "./Http/NodeServer.js"
 import { drainOnSignal, Readiness, shutdownDelaySeconds } from "./Health/Readiness.js"
 
 /**
@@ -20,13 +21,7 @@ import { drainOnSignal, Readiness, shutdownDelaySeconds } from "./Health/Readine
  * closes; a request arriving in between is answered 503 rather than left hanging.
  */
 const drainingServer = () => {
-  const server = createServer()
-  // Node closes a keep-alive connection after 5 s idle by default; a client
-  // reusing it at that moment gets ECONNRESET (the embedded benchmark pass,
-  // with its pauses, hit it). Keep idle connections longer than common client
-  // and load-balancer idle timeouts (60 s), so the client is the side that closes.
-  server.keepAliveTimeout = 65_000
-  server.headersTimeout = 66_000
+  const server = NodeServer.make()
   const drain = () => {
     setInterval(() => server.closeIdleConnections(), 100).unref()
     server.on("request", (_request: IncomingMessage, response: ServerResponse) => {

@@ -9,6 +9,22 @@ export const Uuid = Schema.UUID
 /** Timestamps travel as ISO 8601 UTC strings; the database hands out `Date`s. */
 export const Timestamp = Schema.Date
 
+/**
+ * An ISO 8601 timestamp given by a caller (a query filter): a date
+ * (`2026-11-25`, midnight UTC) or a date and time with `Z` or an offset.
+ * `Schema.Date` alone would take anything `Date` parses ("1", "Nov 25"),
+ * or a time without a zone read in the server's own zone.
+ */
+const isoPattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/
+
+export const IsoTimestamp = Schema.String.pipe(
+  Schema.filter((s) => isoPattern.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: () => "must be an ISO 8601 timestamp, e.g. 2026-11-25T08:00:00Z",
+    jsonSchema: { format: "date-time" }
+  }),
+  Schema.compose(Schema.Date)
+)
+
 export const Role = Schema.Literal("viewer", "operator", "admin", "owner")
 export type Role = typeof Role.Type
 

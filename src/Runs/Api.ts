@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
-import { inputJsonSchema, Limit, Page, Payload } from "../Domain/Schemas.js"
+import { inputJsonSchema, IsoTimestamp, Limit, Page, Payload } from "../Domain/Schemas.js"
 import { Run, RunStatus } from "./Run.js"
 import { RunDetail, RunEvent } from "./RunHistory.js"
 
@@ -16,12 +16,11 @@ export const RunRequest = Payload({
 const statusFilter = RunStatus.annotations({
   message: () => "status must be one of queued, assigned, claimed, running, succeeded, failed, timed_out"
 })
-const isoTimestamp = Schema.Date.annotations({ message: () => "must be an ISO 8601 timestamp" })
 
 export const RunListParams = Schema.Struct({
   status: Schema.optional(statusFilter),
-  from: Schema.optional(isoTimestamp),
-  to: Schema.optional(isoTimestamp),
+  from: Schema.optional(IsoTimestamp),
+  to: Schema.optional(IsoTimestamp),
   workerId: Schema.optional(Schema.UUID.annotations({ message: () => "workerId must be a UUID" })),
   cursor: Schema.optional(Schema.String),
   limit: Schema.optional(Limit)

@@ -1,13 +1,24 @@
-import { HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { HttpClient, HttpClientRequest, HttpClientResponse, HttpServer } from "@effect/platform"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HttpLive } from "../../src/App.js"
 import { type AppConfigShape, layerWith as configWith } from "../../src/Config/AppConfig.js"
+import * as NodeServer from "../../src/Http/NodeServer.js"
 import * as TestDatabase from "./TestDatabase.js"
 
 /** The Origin every test client sends on cookie calls (it is the configured PUBLIC_URL). */
 export const origin = "http://localhost:3000"
+
+/**
+ * `NodeHttpServer.layerTest` on the service's own Node server (its
+ * keep-alive and client-error handling): a random port and a client bound to it.
+ */
+const serverAndClient = HttpServer.layerTestClient.pipe(
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+  Layer.provideMerge(NodeHttpServer.layer(NodeServer.make, { port: 0 }))
+)
 
 /**
  * The whole HTTP application on a real server (random port) and a real
@@ -15,7 +26,7 @@ export const origin = "http://localhost:3000"
  */
 export const layer = (config: Partial<AppConfigShape> = {}) =>
   HttpLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(serverAndClient),
     Layer.provideMerge(TestDatabase.layer),
     Layer.provideMerge(configWith({ publicUrl: origin, ...config }))
   )
@@ -29,6 +40,8 @@ export interface Response {
 export interface RequestOptions {
   readonly body?: unknown
   readonly rawBody?: string
+  /** The content type of `rawBody` (default application/json). */
+  readonly contentType?: string
   readonly cookie?: string | undefined
   readonly bearer?: string | undefined
   readonly headers?: Record<string, string>
@@ -46,7 +59,7 @@ export const call = (method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE" | "OPTI
     if (!options.noOrigin && options.cookie !== undefined) request = HttpClientRequest.setHeader(request, "origin", origin)
     for (const [k, v] of Object.entries(options.headers ?? {})) request = HttpClientRequest.setHeader(request, k, v)
     if (options.rawBody !== undefined) {
-      request = HttpClientRequest.bodyText(request, options.rawBody, "application/json")
+      request = HttpClientRequest.bodyText(request, options.rawBody, options.contentType ?? "application/json")
     } else if (options.body !== undefined) {
       request = yield* HttpClientRequest.bodyJson(request, options.body)
     }
