@@ -2,6 +2,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import { Notifications } from "../Db/Notifications.js"
 import type { Actor } from "../Auth/Security.js"
 import * as TrustedTokens from "../Auth/TrustedTokens.js"
 import { AuditLog } from "../Audit/AuditLog.js"
@@ -53,17 +56,35 @@ export interface KeyIdentity {
   readonly role: Role
 }
 
+const forgetChannel = "pts_api_keys_forget"
+
 /** How long a verified `pwk_` key is trusted on this instance without asking the database again. */
 export const apiKeyTrustMillis = 1000
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const audit = yield* AuditLog
-    // A deleted key is forgotten here at once; another instance that verified
-    // it in the last second may accept it for up to that second (as worker
-    // tokens); what it can do is scoped to its environment in SQL.
+    const notifications = yield* Notifications
     const trusted = TrustedTokens.make<KeyIdentity>(apiKeyTrustMillis)
+
+    // A deleted key (or every key of a deleted environment) is forgotten on
+    // every instance as soon as the NOTIFY arrives (milliseconds), not after the
+    // trust window: the payload names what to forget, never a token. Should the
+    // LISTEN connection be down, the trust window (1 s) still bounds it.
+    const forgetNotified = (payload: string) =>
+      Effect.sync(() => {
+        const [kind, id] = payload.split(":")
+        trusted.forgetWhere((key) => (kind === "key" ? key.keyId === id : key.environmentId === id))
+      })
+    yield* notifications.listen(forgetChannel).pipe(
+      Stream.runForEach(forgetNotified),
+      Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN for deleted keys failed; retrying", cause)),
+      Effect.retry(Schedule.spaced("1 second")),
+      Effect.forkScoped
+    )
+    const announce = (payload: string) =>
+      Effect.zipRight(forgetNotified(payload), Effect.ignore(notifications.notify(forgetChannel, payload)))
 
     /** The key a `pwk_` token is, if it is one (the token is looked up by its SHA-256). */
     const authenticate = (token: string): Effect.Effect<Option.Option<KeyIdentity>> =>
@@ -148,14 +169,13 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
       }).pipe(
         sql.withTransaction,
         // After the commit: a request verifying the key before it would trust it again.
-        Effect.zipLeft(Effect.sync(() => trusted.forgetWhere((key) => key.keyId === keyId))),
+        Effect.zipLeft(announce(`key:${keyId}`)),
         Effect.catchTag("SqlError", Effect.die),
         Effect.withSpan("ApiKeys.remove")
       )
 
     /** The environment's keys are gone (deleted with it): this instance stops trusting them at once. */
-    const forgetEnvironment = (environmentId: string): Effect.Effect<void> =>
-      Effect.sync(() => trusted.forgetWhere((key) => key.environmentId === environmentId))
+    const forgetEnvironment = (environmentId: string): Effect.Effect<void> => announce(`environment:${environmentId}`)
 
     return { list, create, remove, authenticate, forgetEnvironment } as const
   }),

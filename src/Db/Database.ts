@@ -67,7 +67,13 @@ export const layerPg = (
 ) =>
   Layer.effect(
     Notifications,
-    Effect.map(PgClient.PgClient, (pg) => Notifications.of({ listen: pg.listen, notify: pg.notify }))
+    Effect.map(PgClient.PgClient, (pg) =>
+      Notifications.of({
+        listen: pg.listen,
+        // Not `pg.notify`: it sends `NOTIFY channel, $1`, which cannot be a parameterized
+        // (prepared) statement; the function form can, and goes through the same pool.
+        notify: (channel, payload) => Effect.asVoid(pg`SELECT pg_notify(${channel}, ${payload})`)
+      }))
   ).pipe(
     Layer.provideMerge(
       PgClient.layerFromPool({

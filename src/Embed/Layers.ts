@@ -32,7 +32,12 @@ const NotificationsFromHost: Layer.Layer<Notifications> = Layer.effect(
   Effect.flatMap(Effect.serviceOption(PgClient.PgClient), (pg) =>
     Option.match(pg, {
       onNone: () => localNotifications,
-      onSome: (client) => Effect.succeed(Notifications.of({ listen: client.listen, notify: client.notify }))
+      onSome: (client) =>
+        Effect.succeed(Notifications.of({
+          listen: client.listen,
+          // `client.notify` sends `NOTIFY channel, $1`, which Postgres cannot take with a parameter.
+          notify: (channel, payload) => Effect.asVoid(client`SELECT pg_notify(${channel}, ${payload})`)
+        }))
     }))
 )
 
