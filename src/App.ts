@@ -39,6 +39,7 @@ import { Workers } from "./Workers/Workers.js"
 import { WorkersRepo } from "./Workers/WorkersRepo.js"
 import { DashboardLive } from "./Dashboard/Http.js"
 import { Dashboard } from "./Dashboard/Dashboard.js"
+import { RunSeries } from "./Dashboard/RunSeries.js"
 import { RunHistory } from "./Runs/RunHistory.js"
 import * as WebRoutes from "./Web/Routes.js"
 import * as MetricsRoute from "./Observability/MetricsRoute.js"
@@ -66,6 +67,7 @@ export const ServicesLive = Layer.mergeAll(
   Workers.Default,
   WorkersRepo.Default,
   Dashboard.Default,
+  RunSeries.Default,
   Readiness.Default
 ).pipe(
   // Before anything signs or seals: refuse to run with keys other instances do not share.

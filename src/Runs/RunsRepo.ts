@@ -6,7 +6,7 @@ import { uuidv7 } from "../Crypto/Ids.js"
 import { nowIso } from "../Scheduler/Time.js"
 import { workerActive, workerLoad, workerOnline } from "../Scheduler/WorkerLoad.js"
 import type { PolledRow } from "../Scheduler/Transitions.js"
-import type { RunRow, RunStatus } from "./Run.js"
+import { activeStatuses, type RunRow, type RunStatus } from "./Run.js"
 import { recordRunEvents } from "./RunTimeline.js"
 import { hotSpan } from "../Config/Tracing.js"
 
@@ -237,6 +237,18 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         Effect.orDie
       )
 
+    /**
+     * `status = X` in words the indexes answer (migration 0007): a run is
+     * active exactly while it has not ended, and a queued run has no worker
+     * either; an ended run's status is its `outcome`. Without these the
+     * planner walks the environment's history in id order looking for a
+     * status that is rare there.
+     */
+    const statusFilter = (status: RunStatus) =>
+      (activeStatuses as ReadonlyArray<string>).includes(status)
+        ? [sql`ended_at IS NULL`, ...(status === "queued" ? [sql`worker_id IS NULL`] : []), sql`status = ${status}`]
+        : [sql`outcome = ${status}`]
+
     const list = (filter: RunFilter): Effect.Effect<ReadonlyArray<RunRow>> =>
       sql<RunRow>`
         SELECT * FROM runs
@@ -244,7 +256,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         sql.and([
           ...(filter.triggerId !== undefined ? [sql`trigger_id = ${filter.triggerId}`] : []),
           ...(filter.environmentId !== undefined ? [sql`environment_id = ${filter.environmentId}`] : []),
-          ...(filter.status !== undefined ? [sql`status = ${filter.status}`] : []),
+          ...(filter.status !== undefined ? statusFilter(filter.status) : []),
           ...(filter.from !== undefined ? [sql`created_at >= ${filter.from.toISOString()}::timestamptz`] : []),
           ...(filter.to !== undefined ? [sql`created_at <= ${filter.to.toISOString()}::timestamptz`] : []),
           ...(filter.workerId !== undefined ? [sql`worker_id = ${filter.workerId}`] : []),
