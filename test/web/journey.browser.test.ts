@@ -214,7 +214,7 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await add.getByRole("button", { name: "Add member" }).click()
           await expect.poll(() => fieldOf(add, "Email").locator(".field-error").textContent()).toMatch(/register first/)
           await add.getByLabel("Email", { exact: true }).fill(viewer)
-          await add.getByLabel("Role", { exact: true }).selectOption("viewer")
+          await add.getByLabel("Role", { exact: true }).selectOption("operator")
           await add.getByRole("button", { name: "Add member" }).click()
           await page.getByRole("row").filter({ hasText: viewer }).waitFor()
           await page.getByLabel(`Role of ${owner}`, { exact: true }).selectOption("admin")
@@ -223,8 +223,8 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await screenshot(page, "members")
         })
 
-        // API keys: the token is shown once; deleting it removes the row.
-        yield* Effect.promise(async () => {
+        // API keys: the token is shown once; deleting it removes the row. An admin key is kept for later.
+        const adminKey = yield* Effect.promise(async () => {
           await nav(page, "API keys")
           const create = page.getByRole("form", { name: "Create a key" })
           await create.getByLabel("Name", { exact: true }).fill("deploy script")
@@ -239,6 +239,11 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click()
           await page.getByText("\"deploy script\" deleted.").waitFor()
           expect(await page.getByRole("row").filter({ hasText: "deploy script" }).count()).toBe(0)
+
+          await create.getByLabel("Name", { exact: true }).fill("admin script")
+          await create.getByLabel("Role", { exact: true }).selectOption("admin")
+          await create.getByRole("button", { name: "Create" }).click()
+          return await page.getByLabel("Token of \"admin script\"", { exact: true }).inputValue()
         })
 
         // The audit log, filtered by action.
@@ -255,15 +260,39 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await screenshot(page, "audit")
         })
 
-        // The viewer's session: nothing they may not do is offered.
+        // The second member's session: an operator may run a trigger but not change it.
         yield* Effect.promise(async () => {
+          const envId = await page.evaluate<string>("localStorage.getItem('pts.environment')")
           await page.getByRole("button", { name: "Sign out" }).click()
           const signIn = page.getByRole("form", { name: "Sign in" })
           await signIn.getByLabel("Email", { exact: true }).fill(viewer)
           await signIn.getByLabel("Password", { exact: true }).fill(password)
           await signIn.getByRole("button", { name: "Sign in" }).click()
-          // Back on the page the owner left (the audit log): above a viewer's role, so a message, not a broken page.
-          await page.getByRole("alert").filter({ hasText: "needs admin or higher" }).waitFor()
+          // Back on the page the owner left (the audit log): above this role, so a message, not a broken page.
+          await page.getByRole("alert").filter({ hasText: "Your role here is operator; the audit log needs admin or higher." }).waitFor()
+          await nav(page, "Triggers")
+          await page.getByRole("link", { name: "nightly build" }).click()
+          await page.getByRole("heading", { name: "Trigger · nightly build" }).waitFor()
+          expect(await page.locator("main button").allTextContents()).toEqual(["Run now"])
+
+          // Demoted to viewer meanwhile (by the admin key): the server's 403 is a sentence in the form; the page stays.
+          const auth = { authorization: `Bearer ${adminKey}`, "content-type": "application/json" }
+          const listed = await (await fetch(`${url}/api/v1/environments/${envId}/members`, { headers: auth })).json() as { items: Array<{ userId: string; email: string }> }
+          const member = listed.items.find((m) => m.email === viewer)!
+          const demoted = await fetch(`${url}/api/v1/environments/${envId}/members/${member.userId}`, {
+            method: "PATCH", headers: auth, body: JSON.stringify({ role: "viewer" })
+          })
+          expect(demoted.status).toBe(200)
+          await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
+          await page.getByRole("form", { name: "Run now" }).getByRole("alert").filter({ hasText: "You do not have permission to do this in this environment." }).waitFor()
+          expect(await page.getByRole("heading", { name: "Trigger · nightly build" }).isVisible()).toBe(true)
+        })
+
+        // The viewer's session: nothing they may not do is offered.
+        yield* Effect.promise(async () => {
+          await page.reload()
+          await page.getByRole("heading", { name: "Trigger · nightly build" }).waitFor()
+          expect(await page.locator("#account").textContent()).toContain("Role: viewer")
           await nav(page, "Overview")
           await page.getByRole("heading", { name: "Overview · production" }).waitFor()
           expect(await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Audit log" }).count()).toBe(0)
