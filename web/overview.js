@@ -1,22 +1,72 @@
-// Overview: the environment's four figures.
-import { api, messageOf } from "./api.js"
+// Overview: the environment's figures, queue depth and active runs, refreshed
+// in place every few seconds while the page is open.
+import { api, messageOf, query } from "./api.js"
 import { alertBox, el } from "./dom.js"
 
-const figure = (label, value) => el("li", {}, el("span", { class: "value" }, value), label)
+const refreshMs = 5000
+
+/** How many runs are in a state, read from the first page of the listing ("200+" past it). */
+const countOf = async (envId, status) => {
+  const res = await api("GET", `/environments/${envId}/runs${query({ status, limit: 200 })}`)
+  if (res.status !== 200) return "—"
+  return res.body.nextCursor === null ? String(res.body.items.length) : `${res.body.items.length}+`
+}
+
+const read = async (envId) => {
+  const [res, queued, running] = await Promise.all([
+    api("GET", `/environments/${envId}/dashboard/overview`),
+    countOf(envId, "queued"),
+    countOf(envId, "running")
+  ])
+  if (res.status !== 200) return { res }
+  const o = res.body
+  return {
+    values: {
+      onlineWorkers: String(o.onlineWorkers),
+      queued,
+      running,
+      todaysRuns: String(o.todaysRuns),
+      successRate: o.successRatePct === null ? "no finished runs" : `${o.successRatePct}%`,
+      spend: `$${o.monthTokenSpendUsd}`
+    }
+  }
+}
+
+const labels = {
+  onlineWorkers: "Online workers",
+  queued: "Queued runs (queue depth)",
+  running: "Running now",
+  todaysRuns: "Runs today (UTC)",
+  successRate: "Success rate today",
+  spend: "Token spend this month"
+}
 
 export const render = async (ctx) => {
-  const res = await api("GET", `/environments/${ctx.env.id}/dashboard/overview`)
   const title = el("h1", {}, `Overview · ${ctx.env.name}`)
-  if (res.status !== 200) return ctx.show(title, alertBox(messageOf(res)))
-  const o = res.body
-  ctx.show(
-    title,
-    el("ul", { class: "figures" },
-      figure("Online workers", String(o.onlineWorkers)),
-      figure("Runs today (UTC)", String(o.todaysRuns)),
-      figure("Success rate today", o.successRatePct === null ? "no finished runs" : `${o.successRatePct}%`),
-      figure("Token spend this month", `$${o.monthTokenSpendUsd}`)),
+  const first = await read(ctx.env.id)
+  if (first.res !== undefined) return ctx.show(title, alertBox(messageOf(first.res)))
+  const cells = {}
+  const list = el("ul", { class: "figures" }, Object.entries(labels).map(([key, label]) => {
+    cells[key] = el("span", { class: "value", "data-figure": key }, first.values[key])
+    return el("li", {}, cells[key], label)
+  }))
+  const updated = el("p", { class: "hint" }, "Updated every few seconds.")
+  ctx.show(title, list, updated,
     el("p", {}, el("a", { href: "#/runs" }, "See the runs"), " · ", el("a", { href: "#/triggers" }, "Triggers"), " · ",
-      el("a", { href: "#/workers" }, "Workers"))
-  )
+      el("a", { href: "#/workers" }, "Workers")))
+
+  let timer
+  const refresh = async () => {
+    if (!ctx.live()) return
+    if (!document.hidden) {
+      const next = await read(ctx.env.id)
+      if (!ctx.live()) return
+      if (next.values !== undefined) {
+        for (const [key, value] of Object.entries(next.values)) if (cells[key].textContent !== value) cells[key].textContent = value
+      }
+    }
+    timer = setTimeout(refresh, refreshMs)
+  }
+  timer = setTimeout(refresh, refreshMs)
+  ctx.onLeave(() => clearTimeout(timer))
 }

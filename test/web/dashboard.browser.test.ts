@@ -33,7 +33,7 @@ withLayer(serviceLayer, { excludeTestServices: true, timeout: 60_000 })("dashboa
           await page.getByRole("heading", { name: "Overview · production" }).waitFor()
           expect(await page.getByText("Online workers").isVisible()).toBe(true)
           expect(await page.getByText("no finished runs").isVisible()).toBe(true)
-          await screenshot(page, "overview")
+          await screenshot(page, "overview-new")
 
           await page.reload()
           await page.getByRole("heading", { name: "Overview · production" }).waitFor()

@@ -54,6 +54,8 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
         const hook = yield* receiver
         const context = yield* browser
         const page = yield* Effect.promise(() => context.newPage())
+        // The machine may be busy (tests of other files run beside this one): generous waits, never sleeps.
+        page.setDefaultTimeout(60_000)
         const errors: Array<string> = []
         page.on("pageerror", (error) => errors.push(error.message))
 
@@ -81,12 +83,12 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await form.getByLabel("Webhook URL", { exact: true }).fill("ftp://example.com/hook")
           await form.getByLabel("Time-out (seconds)", { exact: true }).fill("0")
           await form.getByRole("button", { name: "Create trigger" }).click()
-          await expect.poll(() => fieldOf(form, "Input (JSON)").locator(".field-error").textContent()).toMatch(/not valid JSON/)
+          await expect.poll(() => fieldOf(form, "Input (JSON)").locator(".field-error").textContent(), { timeout: 30_000 }).toMatch(/not valid JSON/)
 
           await form.getByLabel("Input (JSON)", { exact: true }).fill(JSON.stringify({ command: "make" }))
           await form.getByRole("button", { name: "Create trigger" }).click()
           const urlError = fieldOf(form, "Webhook URL").locator(".field-error")
-          await expect.poll(() => urlError.textContent()).toBe("must be an absolute http(s) URL")
+          await expect.poll(() => urlError.textContent(), { timeout: 30_000 }).toBe("must be an absolute http(s) URL")
           expect(await form.getByLabel("Webhook URL", { exact: true }).getAttribute("aria-invalid")).toBe("true")
           expect(await fieldOf(form, "Time-out (seconds)").locator(".field-error").textContent()).toBe("must be an integer from 1 to 86400")
           expect(await fieldOf(form, "Input (JSON)").locator(".field-error").textContent()).toBe("")
@@ -142,7 +144,7 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           const runNow = page.getByRole("form", { name: "Run now" })
           await runNow.getByLabel(/Input/).fill("[1, 2")
           await runNow.getByRole("button", { name: "Run now" }).click()
-          await expect.poll(() => fieldOf(runNow, /Input/).locator(".field-error").textContent()).toMatch(/not valid JSON/)
+          await expect.poll(() => fieldOf(runNow, /Input/).locator(".field-error").textContent(), { timeout: 30_000 }).toMatch(/not valid JSON/)
 
           await nav(page, "Runs")
           await page.getByRole("heading", { name: "Runs" }).waitFor()
@@ -156,7 +158,7 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await nav(page, "Runs")
           const row = page.locator("tr[data-run]").first()
           await row.waitFor()
-          await expect.poll(() => row.getAttribute("data-status"), { timeout: 20_000 }).toBe("succeeded")
+          await expect.poll(() => row.getAttribute("data-status"), { timeout: 60_000 }).toBe("succeeded")
           expect(await row.textContent()).toContain("nightly build")
           expect(await row.textContent()).toContain("build box")
           expect(await row.textContent()).toContain("$0.0125")
@@ -177,11 +179,25 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           expect(await page.getByLabel("Short message", { exact: true }).textContent()).toBe("built #7")
           expect(await page.getByLabel("Input", { exact: true }).textContent()).toContain("\"n\": 7")
           const delivery = page.getByRole("row").filter({ hasText: "delivered" })
-          await delivery.waitFor({ timeout: 20_000 })
+          await delivery.waitFor({ timeout: 60_000 })
           expect(await delivery.textContent()).toContain("200")
           await screenshot(page, "run")
         })
         expect(hook.hits.length).toBe(1)
+
+        // The overview: the figures, queue depth and running runs, refreshed in place.
+        yield* Effect.promise(async () => {
+          await nav(page, "Overview")
+          const figure = (key: string) => page.locator(`[data-figure="${key}"]`)
+          await figure("todaysRuns").waitFor()
+          expect(await figure("onlineWorkers").textContent()).toBe("1")
+          expect(await figure("queued").textContent()).toBe("0")
+          expect(await figure("running").textContent()).toBe("0")
+          expect(await figure("todaysRuns").textContent()).toBe("1")
+          expect(await figure("successRate").textContent()).toBe("100%")
+          expect(await figure("spend").textContent()).toBe("$0.0125")
+          await screenshot(page, "overview")
+        })
 
         // Delete while a run is active: the 409 is said plainly; once the run ends the page moves on.
         yield* Effect.promise(async () => {
@@ -212,7 +228,7 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           const add = page.getByRole("form", { name: "Add a member" })
           await add.getByLabel("Email", { exact: true }).fill("nobody@example.com")
           await add.getByRole("button", { name: "Add member" }).click()
-          await expect.poll(() => fieldOf(add, "Email").locator(".field-error").textContent()).toMatch(/register first/)
+          await expect.poll(() => fieldOf(add, "Email").locator(".field-error").textContent(), { timeout: 30_000 }).toMatch(/register first/)
           await add.getByLabel("Email", { exact: true }).fill(viewer)
           await add.getByLabel("Role", { exact: true }).selectOption("operator")
           await add.getByRole("button", { name: "Add member" }).click()
@@ -252,7 +268,7 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("row").filter({ hasText: "api_key.deleted" }).waitFor()
           await page.getByLabel("Action", { exact: true }).selectOption("trigger.created")
           await page.getByRole("button", { name: "Apply filters" }).click()
-          await expect.poll(() => page.locator("tbody tr").count()).toBe(1)
+          await expect.poll(() => page.locator("tbody tr").count(), { timeout: 30_000 }).toBe(1)
           expect(await page.locator("tbody tr").textContent()).toContain(owner)
           await page.getByLabel("Action", { exact: true }).selectOption("")
           await page.getByRole("button", { name: "Apply filters" }).click()
@@ -320,6 +336,6 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
         })
         yield* Fiber.interrupt(worker)
         expect(errors).toEqual([])
-      }))
+      }), 240_000)
   })
 })
