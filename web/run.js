@@ -1,7 +1,7 @@
 // One run: its status and times, input, output, cost and duration, retry
 // lineage both ways and the webhook deliveries of it. Refreshes itself until
 // the run is terminal.
-import { api, messageOf, query } from "./api.js"
+import { all, api, messageOf, query } from "./api.js"
 import { alertBox, el, formatCost, formatDuration, jsonBlock, shortId, statusBadge, table, timeEl } from "./dom.js"
 import { terminalStatuses } from "./statuses.js"
 
@@ -56,6 +56,15 @@ const deliveriesOf = async (run) => {
   return { items: found }
 }
 
+/** The run's stored transitions, in order: when, the status after the step, why, and the worker concerned. */
+const timelineOf = (res, workerName) => {
+  if (res.status !== 200) return alertBox(messageOf(res))
+  if (res.body.items.length === 0) return el("p", {}, "No steps recorded.")
+  return el("ol", { class: "timeline", "aria-label": "Timeline" }, res.body.items.map((e) =>
+    el("li", {}, timeEl(e.at), " ", statusBadge(e.status), " ", el("span", { class: "reason" }, e.reason.replaceAll("_", " ")),
+      e.workerId === null ? undefined : el("span", { class: "hint" }, ` · worker ${workerName(e.workerId)}`))))
+}
+
 const row = (label, value) => [el("dt", {}, label), el("dd", {}, value)]
 
 const runLink = (id, text) => el("a", { href: `#/runs/${id}` }, text ?? `Run …${shortId(id)}`)
@@ -83,13 +92,17 @@ export const render = async (ctx, { id }) => {
     return ctx.show(title, alertBox("This run was not found in this environment."), el("p", {}, el("a", { href: "#/runs" }, "Back to the runs")))
   }
   const body = el("div", {})
+  const workers = await all(`/environments/${ctx.env.id}/workers`)
+  const labels = new Map(workers.items.map((w) => [w.id, w.label]))
+  const workerName = (workerId) => labels.get(workerId) ?? `…${shortId(workerId)}`
   ctx.show(el("p", {}, el("a", { href: "#/runs" }, "← Runs")), title, body)
 
   const paint = async (run) => {
-    const [trigger, child, deliveries] = await Promise.all([
+    const [trigger, child, deliveries, timeline] = await Promise.all([
       api("GET", `/triggers/${run.triggerId}`),
       retriedBy(ctx.env.id, run),
-      terminalStatuses.includes(run.status) ? deliveriesOf(run) : Promise.resolve({ items: [] })
+      terminalStatuses.includes(run.status) ? deliveriesOf(run) : Promise.resolve({ items: [] }),
+      api("GET", `/runs/${run.id}/events`)
     ])
     if (!ctx.live()) return
     const triggerName = trigger.status === 200 ? trigger.body.name : `…${shortId(run.triggerId)} (deleted)`
@@ -100,7 +113,7 @@ export const render = async (ctx, { id }) => {
       el("dl", { class: "facts" },
         row("Run id", el("code", {}, run.id)),
         row("Trigger", trigger.status === 200 ? el("a", { href: `#/triggers/${run.triggerId}` }, triggerName) : triggerName),
-        row("Worker", run.workerId === null ? "not assigned" : el("a", { href: `#/runs?workerId=${run.workerId}` }, `…${shortId(run.workerId)}`)),
+        row("Worker", run.workerId === null ? "not assigned" : el("a", { href: `#/runs?workerId=${run.workerId}` }, workerName(run.workerId))),
         row("Attempt", String(run.attempt)),
         row("Retry of", run.retryOfRunId === null ? "— (first attempt)" : runLink(run.retryOfRunId)),
         row("Retried by", child === undefined ? "—" : runLink(child.id)),
@@ -112,6 +125,7 @@ export const render = async (ctx, { id }) => {
         row("Started", timeEl(run.startedAt)),
         row("Last heartbeat", timeEl(run.lastHeartbeatAt)),
         row("Ended", timeEl(run.endedAt))),
+      el("h2", {}, "Timeline"), timelineOf(timeline, workerName),
       el("h2", {}, "Input"), jsonBlock(run.input, "Input"),
       el("h2", {}, "Output"),
       el("h3", {}, "Short message (stdout)"),

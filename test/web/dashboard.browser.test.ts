@@ -57,6 +57,6 @@ withLayer(serviceLayer, { excludeTestServices: true, timeout: 60_000 })("dashboa
           await page.getByRole("heading", { name: "Overview · production" }).waitFor()
           expect(errors.filter((e) => !e.includes("401") && !e.includes("409"))).toEqual([])
         })
-      }))
+      }), 180_000)
   })
 })

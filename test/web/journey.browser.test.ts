@@ -178,6 +178,10 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           expect(await page.locator(".run-status").textContent()).toContain("succeeded")
           expect(await page.getByLabel("Short message", { exact: true }).textContent()).toBe("built #7")
           expect(await page.getByLabel("Input", { exact: true }).textContent()).toContain("\"n\": 7")
+          const steps = await page.getByRole("list", { name: "Timeline" }).getByRole("listitem").allTextContents()
+          expect(steps.map((step) => step.match(/(requested|assigned|claimed|started|completed)/)?.[1])).toEqual(
+            expect.arrayContaining(["requested", "completed"]))
+          expect(steps.at(-1)).toContain("succeeded")
           const delivery = page.getByRole("row").filter({ hasText: "delivered" })
           await delivery.waitFor({ timeout: 60_000 })
           expect(await delivery.textContent()).toContain("200")
