@@ -7,38 +7,12 @@ import { terminalStatuses } from "./statuses.js"
 
 const refreshMs = 2000
 
-/** The creation time a UUIDv7 carries in its first 48 bits (run ids are v7), or undefined. */
-const timeOfId = (id) => {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(id)) return undefined
-  return parseInt(id.replace(/-/g, "").slice(0, 12), 16)
-}
-
-/** The first run in an environment's listing window that satisfies `pick`, following cursors a few pages. */
-const findIn = async (envId, from, to, pick, pages = 10) => {
-  let cursor
-  for (let i = 0; i < pages; i++) {
-    const res = await api("GET", `/environments/${envId}/runs${query({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), cursor, limit: 200 })}`)
-    if (res.status !== 200) return { res }
-    const found = res.body.items.find(pick)
-    if (found !== undefined) return { run: found }
-    cursor = res.body.nextCursor
-    if (!cursor) return {}
-  }
-  return {}
-}
-
-/** A run by id: its id names its creation time, so a narrow window of the environment's listing holds it. */
-const loadRun = async (envId, id) => {
-  const t = timeOfId(id)
-  if (t === undefined) return {}
-  return findIn(envId, t - 60_000, t + 60_000, (r) => r.id === id)
-}
-
-/** The run that retried this one: created when this one ended. */
-const retriedBy = async (envId, run) => {
-  if (run.endedAt === null || !["failed", "timed_out"].includes(run.status)) return undefined
-  const ended = new Date(run.endedAt).getTime()
-  return (await findIn(envId, ended - 1000, ended + 60_000, (r) => r.retryOfRunId === run.id, 3)).run
+/** `{run}` (the run detail: the run object with `triggerName`, `retriedByRunId`, `delivery`, `cancelRequestedAt`), `{}` when not found, `{res}` on another failure. */
+const loadRun = async (id) => {
+  const res = await api("GET", `/runs/${encodeURIComponent(id)}`)
+  if (res.status === 200) return { run: res.body }
+  if (res.status === 404) return {}
+  return { res }
 }
 
 /** The deliveries of this run: the trigger's history, newest first, read back to the run's creation. */
@@ -86,10 +60,14 @@ const deliveriesTable = (items) =>
 
 export const render = async (ctx, { id }) => {
   const title = el("h1", {}, `Run …${shortId(id)}`)
-  const found = await loadRun(ctx.env.id, id)
+  const found = await loadRun(id)
   if (found.res !== undefined) return ctx.show(title, alertBox(messageOf(found.res)))
   if (found.run === undefined) {
     return ctx.show(title, alertBox("This run was not found in this environment."), el("p", {}, el("a", { href: "#/runs" }, "Back to the runs")))
+  }
+  if (found.run.environmentId !== ctx.env.id) {
+    const other = ctx.environments.find((e) => e.id === found.run.environmentId)
+    return ctx.show(title, alertBox(`This run belongs to another environment${other ? ` (${other.name})` : ""}; switch to it above to see the run.`))
   }
   const body = el("div", {})
   const workers = await all(`/environments/${ctx.env.id}/workers`)
@@ -98,14 +76,15 @@ export const render = async (ctx, { id }) => {
   ctx.show(el("p", {}, el("a", { href: "#/runs" }, "← Runs")), title, body)
 
   const paint = async (run) => {
-    const [trigger, child, deliveries, timeline] = await Promise.all([
+    const [trigger, deliveries, timeline] = await Promise.all([
       api("GET", `/triggers/${run.triggerId}`),
-      retriedBy(ctx.env.id, run),
       terminalStatuses.includes(run.status) ? deliveriesOf(run) : Promise.resolve({ items: [] }),
       api("GET", `/runs/${run.id}/events`)
     ])
     if (!ctx.live()) return
-    const triggerName = trigger.status === 200 ? trigger.body.name : `…${shortId(run.triggerId)} (deleted)`
+    const triggerName = trigger.status === 200 ? trigger.body.name : `${run.triggerName} (deleted)`
+    // The history is read back a few pages; a delivery older than that is still the detail's latest one.
+    if (deliveries.res === undefined && deliveries.items.length === 0 && run.delivery !== null) deliveries.items.push(run.delivery)
     title.replaceChildren(`Run …${shortId(run.id)} · ${triggerName}`)
     body.replaceChildren(
       el("p", { class: "run-status" }, "Status: ", statusBadge(run.status),
@@ -116,7 +95,7 @@ export const render = async (ctx, { id }) => {
         row("Worker", run.workerId === null ? "not assigned" : el("a", { href: `#/runs?workerId=${run.workerId}` }, workerName(run.workerId))),
         row("Attempt", String(run.attempt)),
         row("Retry of", run.retryOfRunId === null ? "— (first attempt)" : runLink(run.retryOfRunId)),
-        row("Retried by", child === undefined ? "—" : runLink(child.id)),
+        row("Retried by", run.retriedByRunId === null ? "—" : runLink(run.retriedByRunId)),
         row("Duration", formatDuration(run.durationMs)),
         row("Cost", formatCost(run.costUsd)),
         row("Created", timeEl(run.createdAt)),
@@ -136,7 +115,7 @@ export const render = async (ctx, { id }) => {
       deliveries.res === undefined ? deliveriesTable(deliveries.items) : alertBox(messageOf(deliveries.res))
     )
     // A terminal run of a trigger with a webhook gets its delivery record shortly after it ends.
-    return trigger.status === 200 && trigger.body.webhookUrl !== null && deliveries.items.length === 0
+    return run.delivery === null && trigger.status === 200 && trigger.body.webhookUrl !== null
   }
   let awaitingDelivery = await paint(found.run)
 
@@ -147,7 +126,7 @@ export const render = async (ctx, { id }) => {
   const unfinished = (run) => !terminalStatuses.includes(run.status) || (awaitingDelivery && deliveryChecks < 30)
   const refresh = async () => {
     if (!ctx.live()) return
-    const again = await loadRun(ctx.env.id, id)
+    const again = await loadRun(id)
     if (!ctx.live()) return
     if (again.run !== undefined && (JSON.stringify(again.run) !== last || awaitingDelivery)) {
       if (terminalStatuses.includes(again.run.status)) deliveryChecks += 1

@@ -118,7 +118,8 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           label: "browser-test-worker",
           pollWaitSeconds: 1,
           handler: (run) => {
-            const input = run.input as { hold?: boolean; n?: number } | null
+            const input = run.input as { hold?: boolean; n?: number; failOnce?: boolean } | null
+            if (input?.failOnce === true && run.attempt === 1) return Effect.succeed({ status: "failed" as const, stderr: "flaky step" })
             return (input?.hold === true ? Deferred.await(release) : Effect.void).pipe(
               Effect.as({ status: "succeeded" as const, stdout: `built #${input?.n ?? 0}`, costUsd: "0.0125" })
             )
@@ -201,6 +202,35 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           expect(await figure("successRate").textContent()).toBe("100%")
           expect(await figure("spend").textContent()).toBe("$0.0125")
           await screenshot(page, "overview")
+        })
+
+        // Edit the trigger (one automatic retry); a run that fails once is retried, and the run pages link both ways.
+        yield* Effect.promise(async () => {
+          await nav(page, "Triggers")
+          await page.getByRole("link", { name: "nightly build" }).click()
+          const edit = page.getByRole("form", { name: "Edit trigger" })
+          await edit.getByLabel("Automatic retries", { exact: true }).fill("11")
+          await edit.getByRole("button", { name: "Save changes" }).click()
+          await expect.poll(() => fieldOf(edit, "Automatic retries").locator(".field-error").textContent(), { timeout: 30_000 }).toBe("must be an integer from 0 to 10")
+          await edit.getByLabel("Automatic retries", { exact: true }).fill("1")
+          await edit.getByRole("button", { name: "Save changes" }).click()
+          await page.getByText("Trigger \"nightly build\" saved.").waitFor()
+          expect(await page.locator(".facts").textContent()).toContain("Automatic retries1")
+
+          await page.getByRole("form", { name: "Run now" }).getByLabel(/Input/).fill(JSON.stringify({ failOnce: true }))
+          await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
+          await page.getByRole("link", { name: "Open the run" }).click()
+          await page.getByRole("heading", { name: /^Run …\w+ · nightly build$/ }).waitFor()
+          const retriedBy = page.locator(".facts dd").nth(5).getByRole("link")
+          await retriedBy.waitFor({ timeout: 60_000 })
+          expect(await page.locator(".run-status").textContent()).toContain("failed")
+          expect(await page.getByLabel("Error message", { exact: true }).textContent()).toBe("flaky step")
+          const firstUrl = page.url()
+          await retriedBy.click()
+          await expect.poll(() => page.locator(".run-status").textContent(), { timeout: 60_000 }).toContain("succeeded")
+          expect(await page.locator(".facts").textContent()).toContain("Attempt2")
+          await page.locator(".facts dd").nth(4).getByRole("link").click()
+          await expect.poll(() => page.url(), { timeout: 30_000 }).toBe(firstUrl)
         })
 
         // Delete while a run is active: the 409 is said plainly; once the run ends the page moves on.
