@@ -20,6 +20,7 @@ import { WebhooksApi } from "./Webhooks/Api.js"
 import { WorkersApi } from "./Workers/Api.js"
 import { refine } from "./OpenApiDocument.js"
 import { DashboardApi } from "./Dashboard/Api.js"
+import { McpApi } from "./Mcp/Api.js"
 
 // The document's transform needs the API's own groups; it runs only when the
 // document is generated, long after the class below exists.
@@ -42,6 +43,7 @@ export class Api extends HttpApi.make("pipeline-trigger-service")
   .add(WebhooksApi)
   .add(WorkersApi)
   .add(DashboardApi)
+  .add(McpApi)
   .addError(ValidationError)
   .addError(BadRequest)
   .addError(Unauthorized)
@@ -61,7 +63,7 @@ export class Api extends HttpApi.make("pipeline-trigger-service")
       "A malformed id in a path answers 404 like a missing one. Lists answer `{items, nextCursor}` newest first;",
       "pass `nextCursor` back as `cursor` for the next page. Authentication: the `auth_token` session cookie (browser; calls that",
       "change something must carry an allowed Origin), or `Authorization: Bearer pwk_…` (an API key with its role), or",
-      "`Bearer wkt_…` for the worker protocol."
+      "`Bearer wkt_…` for the worker protocol, or `Bearer mcp_…` (a trigger's MCP token) for `POST /mcp`."
     ].join("\n"),
     // Only the statuses each operation can answer; see OpenApiDocument.
     transform: (spec) => refine(groupsOfApi(), spec)

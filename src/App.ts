@@ -46,6 +46,8 @@ import * as MetricsRoute from "./Observability/MetricsRoute.js"
 import * as RequestLog from "./Observability/RequestLog.js"
 import * as KeyCheck from "./Config/KeyCheck.js"
 import * as JsonBody from "./Http/JsonBody.js"
+import { McpLive } from "./Mcp/Http.js"
+import { McpAuthenticationLive } from "./Mcp/Authentication.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -88,10 +90,10 @@ export const BackgroundLive = RunRequests.Default.pipe(
   Layer.provide(DeliveryHandoff.layer)
 )
 
-const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive)
+const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive, McpAuthenticationLive)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, DashboardLive, WebhooksLive, RunsLive, WorkerProtocolLive]),
+  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, DashboardLive, WebhooksLive, RunsLive, WorkerProtocolLive, McpLive]),
   Layer.provide(SecurityLive)
 )
 
@@ -101,7 +103,7 @@ const CorsLive = Layer.unwrapEffect(
       allowedOrigins: (origin) => origins.isAllowed(origin),
       credentials: true,
       allowedMethods: ["GET", "POST", "PATCH", "PUT", "DELETE", "OPTIONS"],
-      allowedHeaders: ["content-type", "authorization", "idempotency-key"],
+      allowedHeaders: ["content-type", "authorization", "idempotency-key", "mcp-protocol-version"],
       maxAge: 600
     }))
 )

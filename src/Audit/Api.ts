@@ -7,7 +7,7 @@ import { Limit, Page, Timestamp } from "../Domain/Schemas.js"
 export const AuditRecord = Schema.Struct({
   id: Schema.UUID,
   environmentId: Schema.UUID,
-  actorType: Schema.Literal("user", "api_key", "worker", "system"),
+  actorType: Schema.Literal("user", "api_key", "worker", "system", "mcp"),
   actorId: Schema.NullOr(Schema.UUID),
   action: Schema.String,
   targetType: Schema.String,

@@ -40,6 +40,8 @@ export const actorColumns = (actor: AuditActor): { type: string; id: string | nu
       return { type: "user", id: actor.userId }
     case "ApiKey":
       return { type: "api_key", id: actor.keyId }
+    case "Mcp":
+      return { type: "mcp", id: actor.triggerId }
     case "Worker":
       return { type: "worker", id: actor.workerId }
     case "System":

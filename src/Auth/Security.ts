@@ -11,6 +11,11 @@ import type { Role } from "../Domain/Schemas.js"
 export type Actor =
   | { readonly _tag: "User"; readonly userId: string; readonly sessionHash: string }
   | { readonly _tag: "ApiKey"; readonly keyId: string; readonly environmentId: string; readonly role: Role }
+  /**
+   * A trigger's MCP token (`POST /api/v1/mcp`): an operator of the trigger's
+   * environment whose tools reach that one trigger and its runs only.
+   */
+  | { readonly _tag: "Mcp"; readonly triggerId: string; readonly environmentId: string; readonly role: Role }
 
 export class CurrentActor extends Context.Tag("Auth/CurrentActor")<CurrentActor, Actor>() {}
 

@@ -26,12 +26,13 @@ export const RunListParams = Schema.Struct({
   limit: Schema.optional(Limit)
 }).annotations({ parseOptions: { errors: "all" } })
 
+/** A repeat with the same key answers the first run (header here, `idempotencyKey` for MCP's run_trigger). */
+export const IdempotencyKey = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
+  message: () => "Idempotency-Key must be 1 to 255 characters"
+})
+
 export const IdempotencyHeaders = Schema.Struct({
-  "idempotency-key": Schema.optional(
-    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({
-      message: () => "Idempotency-Key must be 1 to 255 characters"
-    })
-  )
+  "idempotency-key": Schema.optional(IdempotencyKey)
 })
 
 export class RunsApi extends HttpApiGroup.make("runs")

@@ -77,7 +77,7 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
         const rows = yield* sql<{ user_id: string; role: Role }>`
           SELECT user_id, role FROM members WHERE environment_id = ${environmentId} FOR UPDATE`
         const roles = new Map(rows.map((r) => [r.user_id, r.role]))
-        const callerRole: Role | undefined = actor._tag === "ApiKey" ? actor.role : roles.get(actor.userId)
+        const callerRole: Role | undefined = actor._tag !== "User" ? actor.role : roles.get(actor.userId)
         const owners = rows.filter((r) => r.role === "owner").length
         return { roles, callerIsOwner: callerRole === "owner", owners }
       })

@@ -21,7 +21,7 @@ export class Policy extends Effect.Service<Policy>()("Tenancy/Policy", {
     /** The caller's role in the environment, or None when it cannot see it. */
     const roleIn = (actor: Actor, environmentId: string): Effect.Effect<Role | undefined> => {
       if (!isUuid(environmentId)) return Effect.succeed(undefined)
-      if (actor._tag === "ApiKey") {
+      if (actor._tag === "ApiKey" || actor._tag === "Mcp") {
         // UUIDs are case-insensitive in Postgres; compare them the same way here.
         return Effect.succeed(actor.environmentId === environmentId.toLowerCase() ? actor.role : undefined)
       }

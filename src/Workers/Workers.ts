@@ -83,7 +83,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       const limit = params.limit ?? defaultLimit
       const options = { status: params.status, after, limit }
       let rows
-      if (actor._tag === "ApiKey") {
+      if (actor._tag === "ApiKey" || actor._tag === "Mcp") {
         const ws = yield* repo.workspaceOfEnvironment(actor.environmentId)
         if (Option.getOrUndefined(ws) !== workspaceId) return yield* Effect.fail(notFound)
         rows = yield* repo.listEnvironment(actor.environmentId, options)
