@@ -15,6 +15,7 @@ import { AuthLive } from "./Auth/Http.js"
 import { LoginThrottle } from "./Auth/LoginThrottle.js"
 import { AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive } from "./Auth/SecurityLive.js"
 import { Sessions } from "./Auth/Sessions.js"
+import { WorkerTokenTrust } from "./Auth/WorkerTokenTrust.js"
 import { Users } from "./Auth/Users.js"
 import { SecretBox } from "./Crypto/SecretBox.js"
 import { HealthLive, rootProbes } from "./Health/Http.js"
@@ -31,6 +32,7 @@ import { DeliveriesRepo } from "./Webhooks/DeliveriesRepo.js"
 import * as WebhookDelivery from "./Webhooks/DeliveryWorker.js"
 import { DeliveryHandoff } from "./Webhooks/Handoff.js"
 import { WebhooksLive } from "./Webhooks/Http.js"
+import { Redelivery } from "./Webhooks/Redelivery.js"
 import { TriggersLive } from "./Triggers/Http.js"
 import { Triggers } from "./Triggers/Triggers.js"
 import { TriggersRepo } from "./Triggers/TriggersRepo.js"
@@ -62,6 +64,7 @@ export const ServicesLive = Layer.mergeAll(
   Members.Default,
   UrlGuard.Default,
   DeliveriesRepo.Default,
+  Redelivery.Default,
   TriggersRepo.Default,
   RunsRepo.Default,
   RunHistory.Default,
@@ -70,7 +73,9 @@ export const ServicesLive = Layer.mergeAll(
   WorkersRepo.Default,
   Dashboard.Default,
   RunSeries.Default,
-  Readiness.Default
+  Readiness.Default,
+  // One for all: authentication trusts tokens through it, revocation makes it forget them.
+  WorkerTokenTrust.Default
 ).pipe(
   // Before anything signs or seals: refuse to run with keys other instances do not share.
   Layer.tap((context) => KeyCheck.check.pipe(Effect.provide(context))),

@@ -17,6 +17,9 @@ export type AuditAction =
   | "run.requested"
   | "worker.registered"
   | "worker.label_changed"
+  | "worker.drain_changed"
+  | "worker.revoked"
+  | "webhook.redelivered"
 
 export type AuditActor =
   | Actor

@@ -10,7 +10,7 @@ import { sha256 } from "../Crypto/Tokens.js"
 import { isUnsafeMethod, Origins } from "../Http/Origins.js"
 import { Authentication, UserAuthentication, WorkerAuthentication, type Actor, type WorkerIdentity } from "./Security.js"
 import { Sessions } from "./Sessions.js"
-import * as TrustedTokens from "./TrustedTokens.js"
+import { WorkerTokenTrust } from "./WorkerTokenTrust.js"
 import { ApiKeys } from "../ApiKeys/ApiKeys.js"
 
 // HttpApiBuilder decodes a missing credential as an empty Redacted: reject it explicitly.
@@ -73,8 +73,7 @@ export const UserAuthenticationLive = Layer.effect(
   })
 )
 
-/** How long a verified worker token is trusted without asking the database again. */
-export const workerTokenTrustMillis = 1000
+export { workerTokenTrustMillis } from "./WorkerTokenTrust.js"
 
 export const WorkerAuthenticationLive = Layer.effect(
   WorkerAuthentication,
@@ -86,8 +85,10 @@ export const WorkerAuthenticationLive = Layer.effect(
     // once a second per busy worker, which is also how often its contact is
     // recorded. A deleted worker's token may so pass for up to a second (and
     // one round trip) on an instance that just verified it; every step it
-    // could take is scoped by its worker id in SQL, so it finds nothing.
-    const trusted = TrustedTokens.make<WorkerIdentity>(workerTokenTrustMillis)
+    // could take is scoped by its worker id in SQL, so it finds nothing. A
+    // revoked worker's token is forgotten by every instance when the
+    // revocation commits (`WorkerTokenTrust`), and never verified again.
+    const trusted = (yield* WorkerTokenTrust).tokens
     return WorkerAuthentication.of({
       bearer: (token) =>
         Effect.gen(function*() {
@@ -104,7 +105,7 @@ export const WorkerAuthenticationLive = Layer.effect(
           const rows = yield* sql<{ id: string; environment_id: string; workspace_id: string }>`
             WITH w AS (
               SELECT id, environment_id, workspace_id, last_seen_at < now() - interval '1 second' AS stale
-              FROM workers WHERE token_hash = ${hash}
+              FROM workers WHERE token_hash = ${hash} AND revoked_at IS NULL
             ), seen AS (
               UPDATE workers SET last_seen_at = now() FROM w WHERE workers.id = w.id AND w.stale
             )

@@ -70,7 +70,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard/Dashboard"
         )
         SELECT
           (SELECT count(*)::int FROM workers
-           WHERE environment_id = ${environmentId}
+           WHERE environment_id = ${environmentId} AND revoked_at IS NULL
              AND last_seen_at > now() - make_interval(secs => ${config.workerOfflineAfterSeconds})) AS online_workers,
           (SELECT count(*)::int FROM today) AS todays_runs,
           (SELECT round(100.0 * count(*) FILTER (WHERE outcome = 'succeeded')

@@ -88,7 +88,7 @@ export class RunHistory extends Effect.Service<RunHistory>()("Runs/History", {
           FROM runs r JOIN triggers t ON t.id = r.trigger_id
           WHERE r.id = ${run.id}`
         const [delivery] = yield* sql<DeliveryRow>`
-          SELECT id, run_id, trigger_id, url, outcome, status_code, response_body, attempt_count, error_message, created_at
+          SELECT id, run_id, trigger_id, url, trigger, outcome, status_code, response_body, attempt_count, error_message, created_at
           FROM webhook_deliveries WHERE run_id = ${run.id}
           ORDER BY created_at DESC, id DESC LIMIT 1`
         const current = row ?? { ...run, trigger_name: "", retried_by_run_id: null, cancel_requested_at: null }
@@ -102,6 +102,7 @@ export class RunHistory extends Effect.Service<RunHistory>()("Runs/History", {
             runId: delivery.run_id,
             triggerId: delivery.trigger_id,
             url: delivery.url,
+            trigger: delivery.trigger,
             outcome: delivery.outcome,
             statusCode: delivery.status_code,
             responseBody: delivery.response_body,

@@ -4,7 +4,7 @@ import { actorColumns, type AuditAction } from "../Audit/AuditLog.js"
 import type { Actor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { nowIso } from "../Scheduler/Time.js"
-import { workerActive, workerLoad, workerOnline } from "../Scheduler/WorkerLoad.js"
+import { workerActive, workerLoad, workerTakesNewRuns } from "../Scheduler/WorkerLoad.js"
 import type { PolledRow } from "../Scheduler/Transitions.js"
 import { activeStatuses, type RunRow, type RunStatus } from "./Run.js"
 import { recordRunEvents } from "./RunTimeline.js"
@@ -148,7 +148,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
               JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
               ${workerLoad(sql)}
               CROSS JOIN LATERAL generate_series(0, ${place.maxAssignedPerWorker}::int - load.waiting - 1) AS k
-              WHERE ${workerOnline(sql, now, place.workerOfflineAfterSeconds)}
+              WHERE ${workerTakesNewRuns(sql, now, place.workerOfflineAfterSeconds)}
             ), pick AS (
               -- Workers in touch before quiet ones (registered, not polling);
               -- then the fewest active runs (the contract's rule); among equals,

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { nowIso } from "./Time.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
-import { workerActive, workerLoad, workerOnline } from "./WorkerLoad.js"
+import { workerActive, workerLoad, workerTakesNewRuns } from "./WorkerLoad.js"
 import { hotSpan } from "../Config/Tracing.js"
 import { recordRunEvents } from "../Runs/RunTimeline.js"
 
@@ -50,7 +50,8 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     /**
      * Assigns queued runs (of one environment, or of all) to the trigger's
      * pinned worker when it is online, else to the online worker with the
-     * fewest active runs. Runs with no eligible worker stay queued until a
+     * fewest active runs; a draining or revoked worker gets none
+     * (`workerTakesNewRuns`). Runs with no eligible worker stay queued until a
      * worker polls. Answers the runs assigned.
      *
      * It runs on every poll and every new run, so it is built for round trips,
@@ -69,7 +70,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
             SELECT w.id, w.environment_id, load.active, load.waiting,
               ${workerActive(sql, now, config.activeWorkerSeconds)} AS recent
             FROM workers w ${workerLoad(sql)}
-            WHERE ${workerOnline(sql, now, config.workerOfflineAfterSeconds)}`
+            WHERE ${workerTakesNewRuns(sql, now, config.workerOfflineAfterSeconds)}`
         const candidates = (scope: SqlFragment) => sql`
             SELECT r.id, r.environment_id, t.worker_id AS pinned
             FROM runs r JOIN triggers t ON t.id = r.trigger_id
@@ -179,6 +180,21 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
       return [...new Set(rows.map((r) => r.environment_id))]
     }).pipe(Effect.orDie, hotSpan("Assignment.releaseOffline"))
 
+    /** A revoked worker's assigned runs go back to `queued`; answers them. */
+    const releaseWorker = (workerId: string): Effect.Effect<ReadonlyArray<{ readonly id: string; readonly environment_id: string }>> =>
+      Effect.gen(function*() {
+        const now = yield* nowIso
+        // The timeline names the worker the run was taken from.
+        return yield* sql<{ id: string; environment_id: string }>`
+          WITH released AS (
+            UPDATE runs SET status = 'queued', worker_id = NULL, assigned_at = NULL, deadline_at = NULL
+            WHERE worker_id = ${workerId} AND ended_at IS NULL AND status = 'assigned'
+            RETURNING id, environment_id, status
+          ),
+          logged AS (${recordRunEvents(sql, { from: sql`released`, reason: "released", at: now, workerId: sql`${workerId}::uuid` })})
+          SELECT id, environment_id FROM released`
+      }).pipe(Effect.orDie, Effect.withSpan("Assignment.releaseWorker"))
+
     /**
      * A run claimed in its creating statement for a poll that went away
      * before it could be handed over: back to `assigned` to that worker, as
@@ -201,6 +217,6 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         return rows[0]?.deadline_at
       }).pipe(Effect.orDie, hotSpan("Assignment.unclaim"))
 
-    return { assignQueued, releaseExpired, releaseOffline, unclaim } as const
+    return { assignQueued, releaseExpired, releaseOffline, releaseWorker, unclaim } as const
   })
 }) {}

@@ -4,6 +4,7 @@ import type { AppConfig } from "../Config/AppConfig.js"
 import type { Notifications } from "../Db/Notifications.js"
 import { Assignment } from "./Assignment.js"
 import { Presence } from "./Presence.js"
+import { Revocation } from "./Revocation.js"
 import { RunEvents } from "./RunEvents.js"
 import * as SchedulerConfig from "./SchedulerConfig.js"
 import { Supervisor } from "./Supervisor.js"
@@ -12,7 +13,7 @@ import { Wakeups } from "./Wakeups.js"
 import { WorkerProtocol } from "./WorkerProtocol.js"
 
 /** Every service of the scheduler core. */
-export type Services = WorkerProtocol | Supervisor | Assignment | Transitions | Wakeups | RunEvents
+export type Services = WorkerProtocol | Revocation | Supervisor | Assignment | Transitions | Wakeups | RunEvents
 
 /**
  * The scheduler core given its config: assignment, the worker protocol, run
@@ -22,7 +23,7 @@ export type Services = WorkerProtocol | Supervisor | Assignment | Transitions | 
  * embedding program chooses it; the schema comes from `Db/Migrations`.
  */
 export const layerWithoutConfig: Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | SchedulerConfig.SchedulerConfig> =
-  WorkerProtocol.Default.pipe(
+  Layer.merge(WorkerProtocol.Default, Revocation.Default).pipe(
     Layer.provideMerge(Layer.merge(Supervisor.Default, Presence.Default)),
     Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
     Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default))

@@ -307,11 +307,14 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
       sql`ended_at = ${now}::timestamptz, duration_ms = ${durationUntil(sql`${now}::timestamptz`)}, deadline_at = NULL`
 
     // What a time-out sets, ended at `end` (shared by the single and grouped forms).
-    const timedOutSet = (end: Statement.Fragment) =>
+    // `fault`: the fault class when the cause is known (a revoked worker); else decided by the deadline.
+    const timedOutSet = (end: Statement.Fragment, fault?: FaultClass) =>
       sql`status = 'timed_out', ended_at = ${end}, duration_ms = ${durationUntil(end)},
-        fault_class = CASE
+        fault_class = ${
+        fault !== undefined ? sql`${fault}` : sql`CASE
           WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${end}
-          THEN 'client' ELSE 'infra' END,
+          THEN 'client' ELSE 'infra' END`
+      },
         deadline_at = NULL`
 
     // A time-out as the timeline names it: past the execution deadline (the
@@ -402,6 +405,34 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         return ended
       }).pipe(hotSpan("Transitions.timeOutMany"))
 
-    return { claimMany, stepMany, assignedTo, completeMany, timeOut, timeOutMany } as const
+    /**
+     * The worker was revoked: its claimed and running runs end `timed_out`
+     * with faultClass `infra` at once, with the follow-up of any time-out
+     * (the retry when retries are left, the webhook). A run that ended
+     * meanwhile is left out. Answers the runs it ended.
+     */
+    const timeOutRevoked = (workerId: string): Effect.Effect<ReadonlyArray<Terminal>> =>
+      Effect.gen(function*() {
+        const held = yield* sql<{ id: string }>`
+          SELECT id FROM runs WHERE worker_id = ${workerId} AND ended_at IS NULL AND status IN ('claimed', 'running')`.pipe(
+          Effect.orDie
+        )
+        if (held.length === 0) return []
+        const runIds = held.map((row) => row.id)
+        const now = yield* nowIso
+        const ended = yield* terminal(
+          sql<RunRow>`
+            UPDATE runs SET ${timedOutSet(sql`${now}::timestamptz`, "infra")}
+            WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId} AND status IN ('claimed', 'running')
+            RETURNING *`,
+          "worker_revoked",
+          now,
+          { runIds, ids: runIds.map(() => uuidv7()) }
+        )
+        yield* Effect.forEach(ended, published, { discard: true })
+        return ended
+      }).pipe(Effect.withSpan("Transitions.timeOutRevoked", { attributes: { workerId } }))
+
+    return { claimMany, stepMany, assignedTo, completeMany, timeOut, timeOutMany, timeOutRevoked } as const
   })
 }) {}

@@ -22,3 +22,13 @@ export const workerActive = (sql: SqlClient.SqlClient, now: string, activeSecond
 /** Seen within the offline threshold at `now`. */
 export const workerOnline = (sql: SqlClient.SqlClient, now: string, offlineAfterSeconds: number) =>
   sql`w.last_seen_at > ${now}::timestamptz - ${offlineAfterSeconds}::int * interval '1 second'`
+
+/**
+ * May be given new runs: online, not draining (a draining worker finishes
+ * what it holds and gets nothing more) and not revoked. The assignment pass
+ * and run creation's placement both use it, and a run handed to a waiting
+ * poll is placed by run creation, so no path hands a new run to a draining
+ * worker.
+ */
+export const workerTakesNewRuns = (sql: SqlClient.SqlClient, now: string, offlineAfterSeconds: number) =>
+  sql`${workerOnline(sql, now, offlineAfterSeconds)} AND NOT w.draining AND w.revoked_at IS NULL`

@@ -1,15 +1,22 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
-import { Forbidden, NotFound } from "../Domain/Errors.js"
+import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
 import { Limit, Page, Timestamp } from "../Domain/Schemas.js"
 
-/** One run's final delivery outcome: the last attempt's status code, body (≤ 1024 characters) and error. */
+/** What started a delivery: the run's terminal transition, or an operator's redelivery. */
+export const DeliveryTrigger = Schema.Literal("automatic", "manual")
+
+/**
+ * One delivery's final outcome: the last attempt's status code, body (≤ 1024
+ * characters) and error. A run has one record per delivery.
+ */
 export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDelivery")({
   id: Schema.UUID,
   runId: Schema.UUID,
   triggerId: Schema.UUID,
   url: Schema.String,
+  trigger: DeliveryTrigger,
   outcome: Schema.Literal("delivered", "failed"),
   statusCode: Schema.NullOr(Schema.Int),
   responseBody: Schema.NullOr(Schema.String),
@@ -18,8 +25,16 @@ export class WebhookDelivery extends Schema.Class<WebhookDelivery>("WebhookDeliv
   createdAt: Timestamp
 }) {}
 
+/** A redelivery accepted: it is pending in the outbox; its record appears in the history once it ends. */
+export class PendingDelivery extends Schema.Class<PendingDelivery>("PendingDelivery")({
+  runId: Schema.UUID,
+  triggerId: Schema.UUID,
+  trigger: DeliveryTrigger
+}) {}
+
 // A malformed id names nothing, so it answers 404 like a missing one.
 const TriggerPath = Schema.Struct({ id: Schema.String })
+const RunPath = TriggerPath
 
 export const ListDeliveriesParams = Schema.Struct({
   cursor: Schema.optional(Schema.String),
@@ -36,6 +51,20 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       .addSuccess(Page(WebhookDelivery))
       .addError(NotFound)
       .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.post("redeliver", "/runs/:id/webhook-deliveries")
+      .annotate(OpenApi.Summary, "Redeliver a run's webhook")
+      .annotate(OpenApi.Description,
+        "operator or higher. Sends the terminal run's webhook again: the same body bytes, signed with the run's " +
+          "secret, to the run's webhook URL, through the outbox with the usual retries. The delivery gets its own " +
+          "record in the history, with `trigger: \"manual\"`. 409 while a delivery of the run is pending or when the " +
+          "run has not ended; 404 when the run's trigger had no webhook.")
+      .setPath(RunPath)
+      .addSuccess(PendingDelivery, { status: 202 })
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(Conflict)
   )
   .middleware(Authentication)
 {}

@@ -4,6 +4,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { uuidv7 } from "../Crypto/Ids.js"
+import { outboxChannel } from "./Outbox.js"
 import { payloadOf, type TerminalRun } from "./Payload.js"
 import { hotSpan } from "../Config/Tracing.js"
 
@@ -20,12 +21,16 @@ export interface OutboxRow {
   readonly last_error: string | null
 }
 
-/** A row of `webhook_deliveries`: the final outcome of one run's delivery. */
+/** What started a delivery: the run's terminal transition, or an operator asking for it again. */
+export type DeliveryTrigger = "automatic" | "manual"
+
+/** A row of `webhook_deliveries`: the final outcome of one delivery of a run's webhook. */
 export interface DeliveryRow {
   readonly id: string
   readonly run_id: string
   readonly trigger_id: string
   readonly url: string
+  readonly trigger: DeliveryTrigger
   readonly outcome: "delivered" | "failed"
   readonly status_code: number | null
   readonly response_body: string | null
@@ -134,7 +139,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       owner: string,
       items: ReadonlyArray<{ readonly row: OutboxRow; readonly final: FinalOutcome }>
     ): Effect.Effect<ReadonlySet<string>, SqlError> =>
-      // run_id is UNIQUE: a record written by an earlier, interrupted process stays the only one.
+      // The outbox row goes in the same statement, so each delivery is recorded once.
       sql<{ run_id: string }>`
         WITH input AS (
           SELECT * FROM unnest(
@@ -146,14 +151,13 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         ), deleted AS (
           DELETE FROM webhook_outbox o USING input
           WHERE o.run_id = input.run_id AND o.lease_owner = ${owner}
-          RETURNING o.run_id, o.trigger_id, o.url
+          RETURNING o.run_id, o.trigger_id, o.url, o.trigger
         ), recorded AS (
           INSERT INTO webhook_deliveries
-            (id, run_id, trigger_id, url, outcome, status_code, response_body, attempt_count, error_message)
-          SELECT input.id, deleted.run_id, deleted.trigger_id, deleted.url, input.outcome, input.status_code,
+            (id, run_id, trigger_id, url, trigger, outcome, status_code, response_body, attempt_count, error_message)
+          SELECT input.id, deleted.run_id, deleted.trigger_id, deleted.url, deleted.trigger, input.outcome, input.status_code,
             input.response_body, input.attempt_count, input.error_message
           FROM deleted JOIN input ON input.run_id = deleted.run_id
-          ON CONFLICT (run_id) DO NOTHING
         )
         SELECT run_id FROM deleted`.pipe(
         Effect.map((rows) => new Set(rows.map((r) => r.run_id))),
@@ -190,12 +194,56 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       limit: number
     ): Effect.Effect<ReadonlyArray<DeliveryRow>, SqlError> =>
       sql<DeliveryRow>`
-        SELECT id, run_id, trigger_id, url, outcome, status_code, response_body, attempt_count, error_message, created_at
+        SELECT id, run_id, trigger_id, url, trigger, outcome, status_code, response_body, attempt_count, error_message, created_at
         FROM webhook_deliveries
         WHERE trigger_id = ${triggerId} AND ${before === undefined ? sql`TRUE` : sql`id < ${before}`}
         ORDER BY id DESC
         LIMIT ${limit + 1}`
 
-    return { lease, reschedule, finalizeMany, release, nextDueIn, triggerEnvironment, listByTrigger } as const
+    /** What redelivering a run depends on; None when there is no such run. */
+    const runForRedelivery = (runId: string): Effect.Effect<Option.Option<{
+      readonly environment_id: string
+      readonly trigger_id: string
+      readonly terminal: boolean
+      readonly has_webhook: boolean
+    }>, SqlError> =>
+      sql<{ environment_id: string; trigger_id: string; terminal: boolean; has_webhook: boolean }>`
+        SELECT environment_id, trigger_id, ended_at IS NOT NULL AS terminal, webhook_url IS NOT NULL AS has_webhook
+        FROM runs WHERE id = ${runId}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+
+    /**
+     * A new delivery of a terminal run's webhook, started by an operator: an
+     * outbox row like the terminal transition's (the run's URL and sealed
+     * secret; the body rendered from the run when leased, so the same bytes),
+     * announced for any instance's loop to lease. The outbox holds one row
+     * per run, so while a delivery of the run is pending this inserts
+     * nothing: false.
+     */
+    const redeliver = (runId: string): Effect.Effect<boolean, SqlError> =>
+      sql<{ run_id: string }>`
+        WITH queued AS (
+          INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc, trigger)
+          SELECT id, trigger_id, webhook_url, webhook_secret_enc, ${"manual" satisfies DeliveryTrigger}
+          FROM runs WHERE id = ${runId} AND ended_at IS NOT NULL AND webhook_url IS NOT NULL
+          ON CONFLICT (run_id) DO NOTHING
+          RETURNING run_id
+        )
+        -- Delivered at commit, when the row is visible.
+        SELECT run_id, pg_notify(${outboxChannel}, run_id::text) FROM queued`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.withSpan("DeliveriesRepo.redeliver")
+      )
+
+    return {
+      lease,
+      reschedule,
+      finalizeMany,
+      release,
+      nextDueIn,
+      triggerEnvironment,
+      listByTrigger,
+      runForRedelivery,
+      redeliver
+    } as const
   })
 }) {}

@@ -6,6 +6,7 @@ import { NotFound } from "../Domain/Errors.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { DeliveriesRepo, type DeliveryRow } from "./DeliveriesRepo.js"
+import { Redelivery } from "./Redelivery.js"
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -14,6 +15,7 @@ const toApi = (row: DeliveryRow) => ({
   runId: row.run_id,
   triggerId: row.trigger_id,
   url: row.url,
+  trigger: row.trigger,
   outcome: row.outcome,
   statusCode: row.status_code,
   responseBody: row.response_body,
@@ -26,6 +28,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* DeliveriesRepo
     const policy = yield* Policy
+    const redelivery = yield* Redelivery
     return handlers.handle("listDeliveries", ({ path, urlParams }) =>
       Effect.gen(function*() {
         const notFound = NotFound.of("trigger")
@@ -40,4 +43,5 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         const result = page(rows, limit)
         return { items: result.items.map(toApi), nextCursor: result.nextCursor }
       }).pipe(Effect.withSpan("Webhooks.listDeliveries")))
+      .handle("redeliver", ({ path }) => redelivery.redeliver(path.id))
   }))

@@ -1,15 +1,19 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound, Unauthorized } from "../Domain/Errors.js"
 import { Limit, Page, Payload } from "../Domain/Schemas.js"
 import { StorableText } from "../Triggers/Api.js"
 
-export const WorkerStatus = Schema.Literal("online", "offline").annotations({
-  message: () => "must be online or offline"
+export const WorkerStatus = Schema.Literal("online", "offline", "draining", "revoked").annotations({
+  message: () => "must be online, offline, draining or revoked"
 })
 
-/** `status` is derived: `online` while the worker was seen within WORKER_OFFLINE_AFTER_SECONDS. */
+/**
+ * `status` is derived: `revoked` for 24 h after its token was revoked (then the
+ * worker is no longer listed), else `draining` while it is draining, else
+ * `online` while it was seen within WORKER_OFFLINE_AFTER_SECONDS, else `offline`.
+ */
 export class Worker extends Schema.Class<Worker>("Worker")({
   id: Schema.UUID,
   environmentId: Schema.UUID,
@@ -40,6 +44,17 @@ export const ListWorkersParams = Schema.Struct({
   cursor: Schema.optional(Schema.String),
   limit: Schema.optional(Limit)
 })
+
+/** At least one of the two; both may change in one call. */
+export const UpdateWorker = Payload({
+  label: Schema.optional(Label),
+  draining: Schema.optional(Schema.Boolean.annotations({ message: () => "must be true or false" }))
+}).pipe(Schema.filter((body) =>
+  body.label !== undefined || body.draining !== undefined ||
+  { path: ["label"], message: "give a label or draining (or both)" }
+))
+
+const WorkerPath = Schema.Struct({ wsId: Schema.String, workerId: Schema.String })
 
 // Path ids are plain strings: a malformed id names nothing, so it answers 404 like a missing one.
 export class WorkersApi extends HttpApiGroup.make("workers")
@@ -73,12 +88,28 @@ export class WorkersApi extends HttpApiGroup.make("workers")
       .middleware(Authentication)
   )
   .add(
-    HttpApiEndpoint.patch("updateLabel", "/workspaces/:wsId/workers/:workerId")
-      .annotate(OpenApi.Summary, "Relabel a worker")
-      .annotate(OpenApi.Description, "admin or higher on the worker's environment.")
-      .setPath(Schema.Struct({ wsId: Schema.String, workerId: Schema.String }))
-      .setPayload(Payload({ label: Label }))
+    HttpApiEndpoint.patch("updateWorker", "/workspaces/:wsId/workers/:workerId")
+      .annotate(OpenApi.Summary, "Relabel or drain a worker")
+      .annotate(OpenApi.Description,
+        "admin or higher on the worker's environment. `label` renames it; `draining: true` lets it finish the runs " +
+          "it holds while it is assigned no new ones (its status reads `draining`), `false` takes it back into " +
+          "assignment. A revoked worker is 404.")
+      .setPath(WorkerPath)
+      .setPayload(UpdateWorker)
       .addSuccess(Worker)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .middleware(Authentication)
+  )
+  .add(
+    HttpApiEndpoint.del("revokeWorker", "/workspaces/:wsId/workers/:workerId")
+      .annotate(OpenApi.Summary, "Revoke a worker")
+      .annotate(OpenApi.Description,
+        "admin or higher on the worker's environment. Its `wkt_` token is refused (401) at once on every instance; " +
+          "its assigned runs go back to `queued`, its claimed and running runs end `timed_out` (faultClass `infra`, " +
+          "retried when they have retries left). Listings show it as `revoked` for 24 hours. 404 when already revoked.")
+      .setPath(WorkerPath)
+      .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFound)
       .addError(Forbidden)
       .middleware(Authentication)

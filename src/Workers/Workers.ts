@@ -9,17 +9,18 @@ import { NotFound, Unauthorized } from "../Domain/Errors.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { isUuid } from "../Triggers/TriggersRepo.js"
-import { toWorker, WorkersRepo } from "./WorkersRepo.js"
+import { toWorker, type WorkerStatus, WorkersRepo } from "./WorkersRepo.js"
+import { workerRevokedChannel } from "../Auth/WorkerTokenTrust.js"
 
 const invalidRegistration = new Unauthorized({ error: "invalid or already used registration token" })
 
 interface ListParams {
-  readonly status?: "online" | "offline" | undefined
+  readonly status?: WorkerStatus | undefined
   readonly cursor?: string | undefined
   readonly limit?: number | undefined
 }
 
-/** The worker registry: registration, listings and labels. */
+/** The worker registry: registration, listings, labels, draining and revocation. */
 export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -95,30 +96,78 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       return { items: result.items.map(toWorker), nextCursor: result.nextCursor }
     })
 
-    /** admin+ on the worker's environment; a worker outside the workspace is 404. */
-    const updateLabel = Effect.fn("Workers.updateLabel")(function*(workspaceId: string, workerId: string, label: string) {
-      if (!isUuid(workspaceId) || !isUuid(workerId)) return yield* Effect.fail(NotFound.of("worker"))
-      const found = yield* repo.findInWorkspace(workspaceId, workerId)
-      if (Option.isNone(found)) return yield* Effect.fail(NotFound.of("worker"))
-      yield* policy.requireRole(found.value.environment_id, "admin", "worker")
+    /** The worker, when the caller is admin+ on its environment; outside the workspace, or revoked, it is 404. */
+    const administered = (workspaceId: string, workerId: string) =>
+      Effect.gen(function*() {
+        if (!isUuid(workspaceId) || !isUuid(workerId)) return yield* Effect.fail(NotFound.of("worker"))
+        const found = yield* repo.findInWorkspace(workspaceId, workerId)
+        if (Option.isNone(found)) return yield* Effect.fail(NotFound.of("worker"))
+        yield* policy.requireRole(found.value.environment_id, "admin", "worker")
+        return found.value
+      })
+
+    /**
+     * Relabels and/or drains the worker (admin+). A draining worker keeps its
+     * runs and is assigned no new ones (see `Scheduler/WorkerLoad`). Each
+     * change is audited with the mutation.
+     */
+    const update = Effect.fn("Workers.update")(function*(
+      workspaceId: string,
+      workerId: string,
+      change: { readonly label?: string | undefined; readonly draining?: boolean | undefined }
+    ) {
+      const found = yield* administered(workspaceId, workerId)
       const actor = yield* CurrentActor
       const row = yield* sql.withTransaction(Effect.gen(function*() {
-        const updated = yield* repo.setLabel(workerId, label)
+        const updated = yield* repo.update(workerId, change)
         if (Option.isNone(updated)) return yield* Effect.fail(NotFound.of("worker"))
-        yield* audit.record({
-          environmentId: updated.value.environment_id,
-          actor,
-          action: "worker.label_changed",
-          targetType: "worker",
-          targetId: workerId,
-          metadata: { previousLabel: found.value.label, label }
-        })
+        const record = (action: "worker.label_changed" | "worker.drain_changed", metadata: Record<string, unknown>) =>
+          audit.record({ environmentId: updated.value.environment_id, actor, action, targetType: "worker", targetId: workerId, metadata })
+        if (change.label !== undefined) {
+          yield* record("worker.label_changed", { previousLabel: found.label, label: change.label })
+        }
+        if (change.draining !== undefined && change.draining !== found.draining) {
+          yield* record("worker.drain_changed", { draining: change.draining })
+        }
         return updated.value
       })).pipe(Effect.catchTag("SqlError", Effect.die))
+      if (change.draining !== undefined && change.draining !== found.draining) {
+        yield* Effect.logInfo(change.draining ? "worker draining" : "worker no longer draining").pipe(
+          Effect.annotateLogs({ workerId, environmentId: row.environment_id })
+        )
+      }
       return toWorker(row)
     })
 
-    return { register, listEnvironment, listWorkspace, updateLabel } as const
+    /**
+     * Marks the worker revoked (admin+), audited, and announces it on
+     * `workerRevokedChannel` in the same transaction: from its commit the
+     * token is refused by the verifying statement, and every instance drops
+     * it from its trust cache. Moving its runs is the scheduler's part
+     * (`Scheduler/Revocation`). Answers the revoked worker.
+     */
+    const revoke = Effect.fn("Workers.revoke")(function*(workspaceId: string, workerId: string) {
+      const found = yield* administered(workspaceId, workerId)
+      const actor = yield* CurrentActor
+      const row = yield* sql.withTransaction(Effect.gen(function*() {
+        const revoked = yield* repo.revoke(workerId)
+        if (Option.isNone(revoked)) return yield* Effect.fail(NotFound.of("worker"))
+        yield* audit.record({
+          environmentId: revoked.value.environment_id,
+          actor,
+          action: "worker.revoked",
+          targetType: "worker",
+          targetId: workerId,
+          metadata: { label: found.label }
+        })
+        yield* sql`SELECT pg_notify(${workerRevokedChannel}, ${revoked.value.id}::text)`
+        return revoked.value
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      yield* Effect.logInfo("worker revoked").pipe(Effect.annotateLogs({ workerId, environmentId: row.environment_id }))
+      return toWorker(row)
+    })
+
+    return { register, listEnvironment, listWorkspace, update, revoke } as const
   }),
   dependencies: [WorkersRepo.Default, Policy.Default, AuditLog.Default]
 }) {}

@@ -14,7 +14,11 @@ export interface WorkerRow {
   readonly created_at: Date
   /** Computed in SQL against the database clock, so every instance agrees. */
   readonly online: boolean
+  readonly draining: boolean
+  readonly revoked_at: Date | null
 }
+
+export type WorkerStatus = Worker["status"]
 
 export const toWorker = (row: WorkerRow): Worker =>
   new Worker({
@@ -22,13 +26,13 @@ export const toWorker = (row: WorkerRow): Worker =>
     environmentId: row.environment_id,
     workspaceId: row.workspace_id,
     label: row.label,
-    status: row.online ? "online" : "offline",
+    status: row.revoked_at !== null ? "revoked" : row.draining ? "draining" : row.online ? "online" : "offline",
     lastSeenAt: row.last_seen_at,
     createdAt: row.created_at
   })
 
 export interface ListOptions {
-  readonly status?: "online" | "offline" | undefined
+  readonly status?: WorkerStatus | undefined
   readonly after?: string | undefined
   readonly limit: number
 }
@@ -41,10 +45,28 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
     const offlineAfter = config.workerOfflineAfterSeconds
 
     const onlineExpr = sql`(w.last_seen_at > now() - make_interval(secs => ${offlineAfter}))`
-    const columns = sql`w.id, w.environment_id, w.workspace_id, w.label, w.last_seen_at, w.created_at, ${onlineExpr} AS online`
+    const columns = sql`w.id, w.environment_id, w.workspace_id, w.label, w.last_seen_at, w.created_at, ${onlineExpr} AS online,
+      w.draining, w.revoked_at`
+
+    // The status `toWorker` derives, as SQL: revoked, else draining, else online or offline.
+    const statusIs = (status: WorkerStatus): Statement.Fragment => {
+      const active = sql`w.revoked_at IS NULL AND NOT w.draining`
+      switch (status) {
+        case "revoked":
+          return sql`w.revoked_at IS NOT NULL`
+        case "draining":
+          return sql`w.revoked_at IS NULL AND w.draining`
+        case "online":
+          return sql`${active} AND ${onlineExpr}`
+        case "offline":
+          return sql`${active} AND NOT ${onlineExpr}`
+      }
+    }
 
     const filters = (options: ListOptions): Array<Statement.Fragment> => [
-      ...(options.status === "online" ? [onlineExpr] : options.status === "offline" ? [sql`NOT ${onlineExpr}`] : []),
+      // A revoked worker is listed for 24 hours, then it is gone.
+      sql`(w.revoked_at IS NULL OR w.revoked_at > now() - interval '24 hours')`,
+      ...(options.status === undefined ? [] : [statusIs(options.status)]),
       ...(options.after === undefined ? [] : [sql`w.id < ${options.after}`])
     ]
 
@@ -78,14 +100,39 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
                 ${worker.registrationKeyId})
         RETURNING ${columns}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
+    /** A worker of the workspace that is not revoked (a revoked one can no longer be changed). */
     const findInWorkspace = (workspaceId: string, workerId: string): Effect.Effect<Option.Option<WorkerRow>> =>
-      sql<WorkerRow>`SELECT ${columns} FROM workers w WHERE w.id = ${workerId} AND w.workspace_id = ${workspaceId}`.pipe(
+      sql<WorkerRow>`
+        SELECT ${columns} FROM workers w
+        WHERE w.id = ${workerId} AND w.workspace_id = ${workspaceId} AND w.revoked_at IS NULL`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
 
-    const setLabel = (workerId: string, label: string): Effect.Effect<Option.Option<WorkerRow>> =>
-      sql<WorkerRow>`UPDATE workers AS w SET label = ${label} WHERE w.id = ${workerId} RETURNING ${columns}`.pipe(
+    /** Sets what is given; None when the worker is gone or revoked meanwhile. */
+    const update = (
+      workerId: string,
+      change: { readonly label?: string | undefined; readonly draining?: boolean | undefined }
+    ): Effect.Effect<Option.Option<WorkerRow>> =>
+      sql<WorkerRow>`
+        UPDATE workers AS w SET label = COALESCE(${change.label ?? null}::text, w.label),
+          draining = COALESCE(${change.draining ?? null}::bool, w.draining)
+        WHERE w.id = ${workerId} AND w.revoked_at IS NULL
+        RETURNING ${columns}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    /**
+     * Marks the worker revoked; None when it is gone or already revoked (of
+     * two concurrent revokes, one sees the row). From this commit on its
+     * token is refused by the statement that verifies it.
+     */
+    const revoke = (workerId: string): Effect.Effect<Option.Option<WorkerRow>> =>
+      sql<WorkerRow>`
+        UPDATE workers AS w SET revoked_at = now()
+        WHERE w.id = ${workerId} AND w.revoked_at IS NULL
+        RETURNING ${columns}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
@@ -129,7 +176,8 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
       consumeRegistrationToken,
       insert,
       findInWorkspace,
-      setLabel,
+      update,
+      revoke,
       listEnvironment,
       listWorkspaceForUser,
       userSeesWorkspace,

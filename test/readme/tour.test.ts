@@ -47,6 +47,10 @@ describe("README: five-minute tour", () => {
         expect(result.stdout).toContain(`"shortMessage":"hello\\n","costUsd":"0.0042"}`)
         expect(result.stdout).toContain(`{"outcome":"delivered","statusCode":204,"attemptCount":1}`)
         expect(result.stdout).toMatch(/^run\.requested$/m)
+        // Day-2: the webhook sent again, the worker drained, then revoked and refused.
+        expect(result.stdout).toMatch(/"trigger":"manual"/)
+        expect(result.stdout).toMatch(/^draining$/m)
+        expect(result.stdout).toContain("revoked: 204\nits token now: 401\n")
         const deadline = Date.now() + 5_000
         while (!/verified \S+ succeeded/.test(received.slice(before.length)) && Date.now() < deadline) await sleep(50)
         expect(received.slice(before.length)).toMatch(/verified [0-9a-f-]{36} succeeded durationMs=\d+ costUsd=0.0042/)

@@ -72,7 +72,7 @@ withLayer(layer({ webhookAllowPrivateNetworks: true }), { excludeTestServices: t
       expect(page.body.nextCursor).toBeNull()
       const first = page.body.items[2]
       expect(Object.keys(first).sort()).toEqual(
-        ["attemptCount", "createdAt", "errorMessage", "id", "outcome", "responseBody", "runId", "statusCode", "triggerId", "url"]
+        ["attemptCount", "createdAt", "errorMessage", "id", "outcome", "responseBody", "runId", "statusCode", "trigger", "triggerId", "url"]
       )
       expect(first).toMatchObject({
         triggerId: trigger.id,

@@ -1,0 +1,56 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { AuditLog } from "../Audit/AuditLog.js"
+import { CurrentActor } from "../Auth/Security.js"
+import { Conflict, NotFound } from "../Domain/Errors.js"
+import { isUuid, Policy } from "../Tenancy/Policy.js"
+import { DeliveriesRepo } from "./DeliveriesRepo.js"
+
+const notTerminal = new Conflict({ error: "the run has not ended: its webhook is sent when it does" })
+const pending = new Conflict({ error: "a delivery of this run's webhook is still pending" })
+
+/**
+ * Operators sending a terminal run's webhook again (a receiver lost it): a
+ * new outbox row, so the delivery loop sends it with the usual retries and
+ * records it as a delivery of its own (`trigger: "manual"`).
+ */
+export class Redelivery extends Effect.Service<Redelivery>()("Webhooks/Redelivery", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* DeliveriesRepo
+    const policy = yield* Policy
+    const audit = yield* AuditLog
+
+    /**
+     * operator+ on the run's environment. The outbox row and the audit record
+     * commit together; the row is announced at that commit.
+     */
+    const redeliver = Effect.fn("Webhooks.redeliver")(function*(runId: string) {
+      if (!isUuid(runId)) return yield* Effect.fail(NotFound.of("run"))
+      const run = yield* repo.runForRedelivery(runId).pipe(Effect.orDie)
+      if (Option.isNone(run)) return yield* Effect.fail(NotFound.of("run"))
+      yield* policy.requireRole(run.value.environment_id, "operator", "run")
+      if (!run.value.has_webhook) return yield* Effect.fail(new NotFound({ error: "the run's trigger has no webhook" }))
+      if (!run.value.terminal) return yield* Effect.fail(notTerminal)
+      const actor = yield* CurrentActor
+      yield* sql.withTransaction(Effect.gen(function*() {
+        // Not inserted: a delivery is pending (the run is terminal and has a webhook, as read above).
+        if (!(yield* repo.redeliver(runId))) return yield* Effect.fail(pending)
+        yield* audit.record({
+          environmentId: run.value.environment_id,
+          actor,
+          action: "webhook.redelivered",
+          targetType: "run",
+          targetId: runId,
+          metadata: { triggerId: run.value.trigger_id }
+        })
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      yield* Effect.logInfo("webhook redelivery queued").pipe(Effect.annotateLogs({ runId }))
+      return { runId: runId.toLowerCase(), triggerId: run.value.trigger_id, trigger: "manual" as const }
+    })
+
+    return { redeliver } as const
+  }),
+  dependencies: [DeliveriesRepo.Default, Policy.Default, AuditLog.Default]
+}) {}
