@@ -42,6 +42,8 @@ import { WorkersRepo } from "./Workers/WorkersRepo.js"
 import { DashboardLive } from "./Dashboard/Http.js"
 import { Dashboard } from "./Dashboard/Dashboard.js"
 import { RunSeries } from "./Dashboard/RunSeries.js"
+import { background as retentionPasses, Retention } from "./Retention/Retention.js"
+import * as RetentionConfig from "./Retention/RetentionConfig.js"
 import { RunHistory } from "./Runs/RunHistory.js"
 import * as WebRoutes from "./Web/Routes.js"
 import * as MetricsRoute from "./Observability/MetricsRoute.js"
@@ -89,8 +91,14 @@ export const ServicesLive = Layer.mergeAll(
  * delivery). Each is a scoped layer: it starts with the app and is interrupted
  * when the app's scope closes.
  */
+/** Deletes history older than `RUN_RETENTION_DAYS` (when set), in small batches on a fiber of its own. */
+const RetentionLive = retentionPasses.pipe(
+  Layer.provide(Retention.Default),
+  Layer.provide(RetentionConfig.layer)
+)
+
 export const BackgroundLive = RunRequests.Default.pipe(
-  Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer)),
+  Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer, RetentionLive)),
   // One handoff for both: terminal transitions hand their webhooks to this instance's delivery loop.
   Layer.provide(DeliveryHandoff.layer)
 )
