@@ -13,8 +13,8 @@ import { layer } from "../support/TestApp.js"
 const day = 86_400_000
 const daysAgo = (n: number) => new Date(Date.now() - n * day)
 
-// Batches of 2, so a pass takes several statements.
-const testLayer = Retention.Default.pipe(
+// Batches of 2, so a pass takes several statements. Fresh: the app builds its own Retention (from the environment, unset).
+const testLayer = Layer.fresh(Retention.Default).pipe(
   Layer.provide(retentionWith({ runRetentionDays: Option.some(30), batchSize: 2, pauseMillis: 1 })),
   Layer.provideMerge(layer())
 )
