@@ -6,7 +6,8 @@
  *
  * Options (env): BENCH_RUNS (5000), BENCH_WORKERS (8), BENCH_SUPERVISE (10000),
  * BENCH_DB (both | pg | embedded), DATABASE_URL (the server to create bench databases on),
- * BENCH_HISTORY_RUNS (1000000: the history scenario's runs, and as many audit rows).
+ * BENCH_HISTORY_RUNS (1000000: the history scenario's runs, and as many audit rows),
+ * BENCH_DB_NAME (pts_bench: the service's database, created afresh).
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -107,7 +108,8 @@ const main = async () => {
   const results: Record<string, unknown> = { date: new Date().toISOString(), machine }
   if (mode === "both" || mode === "pg") {
     const sizes = { runs: env("BENCH_RUNS", 5000), workers: env("BENCH_WORKERS", 8), supervise: env("BENCH_SUPERVISE", 10000), latency: 1000 }
-    const serviceDb = await createDatabase(baseUrl, "pts_bench")
+    // BENCH_DB_NAME: another name when someone else benches on the same server at the same time.
+    const serviceDb = await createDatabase(baseUrl, process.env.BENCH_DB_NAME ?? "pts_bench")
     machine.postgres = serverVersion
     results.postgres = await passOn("postgres", { DATABASE_URL: serviceDb }, sizes)
     save(results)
