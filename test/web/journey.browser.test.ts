@@ -201,6 +201,14 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           expect(await figure("todaysRuns").textContent()).toBe("1")
           expect(await figure("successRate").textContent()).toBe("100%")
           expect(await figure("spend").textContent()).toBe("$0.0125")
+          // The last 24 hours as charts, and the same numbers as a table.
+          expect(await page.getByRole("img", { name: /Runs ended per hour/ }).locator("rect").count()).toBe(1)
+          expect(await page.getByRole("img", { name: /duration p50 and p95/ }).locator("circle, polyline").count()).toBeGreaterThan(0)
+          await page.getByText("The numbers as a table").click()
+          const hour = page.getByRole("table", { name: "Runs per hour, last 24 hours" }).locator("tbody tr")
+          expect(await hour.count()).toBe(1)
+          expect(await hour.locator("td").allTextContents()).toEqual(expect.arrayContaining(["1"]))
+          expect((await hour.locator("td").allTextContents()).slice(1, 6)).toEqual(["1", "1", "0", "0", "0"])
           await screenshot(page, "overview")
         })
 
