@@ -46,7 +46,7 @@ const owner = `owner-${Date.now()}@example.com`
 const viewer = `viewer-${Date.now()}@example.com`
 const password = "correct horse battery"
 
-withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTestServices: true, timeout: 120_000 })("dashboard journey in a real browser", (it) => {
+withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTestServices: true, timeout: 180_000 })("dashboard journey in a real browser", (it) => {
   describe("from a new account to a succeeded run, and a viewer's view", () => {
     it.scoped("register → trigger (with a server validation error) → worker → run now → succeeded → run page; members, keys, audit; a viewer sees no write buttons", () =>
       Effect.gen(function*() {
