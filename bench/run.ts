@@ -5,9 +5,7 @@
  * nothing here fails on a slow figure.
  *
  * Options (env): BENCH_RUNS (5000), BENCH_WORKERS (8), BENCH_SUPERVISE (10000),
- * BENCH_DB (both | pg | embedded), DATABASE_URL (the server to create bench databases on),
- * BENCH_HISTORY_RUNS (1000000: the history scenario's runs, and as many audit rows),
- * BENCH_DB_NAME (pts_bench: the service's database, created afresh).
+ * BENCH_DB (both | pg | embedded), DATABASE_URL (the server to create bench databases on).
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -17,7 +15,6 @@ import { startReceiver } from "./lib/receiver.js"
 import { startService } from "./lib/server.js"
 import { createTrigger, registerWorkers, setupTenant } from "./lib/setup.js"
 import { benchGraphile } from "./reference/graphile.js"
-import { history } from "./scenarios/history.js"
 import { idleDispatch, lifecycle } from "./scenarios/lifecycle.js"
 import { supervision } from "./scenarios/supervision.js"
 import { steps } from "./scenarios/steps.js"
@@ -33,7 +30,7 @@ const baseUrl = process.env.DATABASE_URL ??
     ? `postgres://postgres@localhost/postgres?host=${socketDir}`
     : "postgres://postgres@127.0.0.1:5432/postgres")
 const mode = process.env.BENCH_DB ?? "both"
-// BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision, history, graphile.
+// BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision, graphile.
 const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
 const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
@@ -93,10 +90,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     // After supervision: its RSS figures want a service that has not just run thousands of runs.
     const perStep = await step("steps", () =>
       steps({ client, serviceUrl: service.url, receiver, servicePid: service.pid, runs: Math.min(sizes.runs, 2000) }))
-    // Last: it leaves a million runs behind. Postgres passes only (bulk SQL from outside the service).
-    const past = databaseUrl === "" ? undefined : await step("history", () =>
-      history({ client, serviceUrl: service.url, databaseUrl, runs: env("BENCH_HISTORY_RUNS", 1_000_000), calls: 15 }))
-    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, drain, steps: perStep, supervised, history: past }
+    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, drain, steps: perStep, supervised }
   } finally {
     client.close()
     await receiver.close()
@@ -108,8 +102,7 @@ const main = async () => {
   const results: Record<string, unknown> = { date: new Date().toISOString(), machine }
   if (mode === "both" || mode === "pg") {
     const sizes = { runs: env("BENCH_RUNS", 5000), workers: env("BENCH_WORKERS", 8), supervise: env("BENCH_SUPERVISE", 10000), latency: 1000 }
-    // BENCH_DB_NAME: another name when someone else benches on the same server at the same time.
-    const serviceDb = await createDatabase(baseUrl, process.env.BENCH_DB_NAME ?? "pts_bench")
+    const serviceDb = await createDatabase(baseUrl, "pts_bench")
     machine.postgres = serverVersion
     results.postgres = await passOn("postgres", { DATABASE_URL: serviceDb }, sizes)
     save(results)
@@ -138,11 +131,6 @@ const printTable = (r: any) => {
   const add = (metric: string, ours: unknown, reference = "") => rows.push([metric, String(ours), reference])
   for (const db of ["postgres", "embedded"]) {
     const x = r[db]
-    if (x?.history) {
-      const h = x.history
-      add(`[${db}] history: ${h.runs} runs + ${h.auditRows} audit rows over 40 days, loaded in ${h.loadSeconds} s; first overview after loading ms`, `${h.firstOverviewMs}`)
-      for (const name of Object.keys(h.loaded)) add(`[${db}] p50 ms of 15, empty → loaded: ${name}`, `${h.empty[name]} → ${h.loaded[name]}`)
-    }
     if (!x || !x.stepwise || !x.batched || !x.idle || !x.loaded || !x.webhook500 || !x.supervised) continue
     const g = db === "postgres" ? r.graphile : undefined
     const ratio = (v: number, ref: number) => (ref ? ` (${(v / ref).toFixed(2)}×)` : "")

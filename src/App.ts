@@ -23,6 +23,7 @@ import { Readiness } from "./Health/Readiness.js"
 import * as ErrorMiddleware from "./Http/ErrorMiddleware.js"
 import { Origins } from "./Http/Origins.js"
 import { RunsLive } from "./Runs/Http.js"
+import { RunCancellation } from "./Runs/Cancellation.js"
 import { RunRequests } from "./Runs/RunRequests.js"
 import { RunsRepo } from "./Runs/RunsRepo.js"
 import * as Scheduler from "./Scheduler/Scheduler.js"
@@ -42,8 +43,6 @@ import { WorkersRepo } from "./Workers/WorkersRepo.js"
 import { DashboardLive } from "./Dashboard/Http.js"
 import { Dashboard } from "./Dashboard/Dashboard.js"
 import { RunSeries } from "./Dashboard/RunSeries.js"
-import { background as retentionPasses, Retention } from "./Retention/Retention.js"
-import * as RetentionConfig from "./Retention/RetentionConfig.js"
 import { RunHistory } from "./Runs/RunHistory.js"
 import * as WebRoutes from "./Web/Routes.js"
 import * as MetricsRoute from "./Observability/MetricsRoute.js"
@@ -91,14 +90,8 @@ export const ServicesLive = Layer.mergeAll(
  * delivery). Each is a scoped layer: it starts with the app and is interrupted
  * when the app's scope closes.
  */
-/** Deletes history older than `RUN_RETENTION_DAYS` (when set), in small batches on a fiber of its own. */
-const RetentionLive = retentionPasses.pipe(
-  Layer.provide(Retention.Default),
-  Layer.provide(RetentionConfig.layer)
-)
-
-export const BackgroundLive = RunRequests.Default.pipe(
-  Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer, RetentionLive)),
+export const BackgroundLive = Layer.mergeAll(RunRequests.Default, RunCancellation.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer)),
   // One handoff for both: terminal transitions hand their webhooks to this instance's delivery loop.
   Layer.provide(DeliveryHandoff.layer)
 )

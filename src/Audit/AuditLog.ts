@@ -15,6 +15,7 @@ export type AuditAction =
   | "trigger.deleted"
   | "trigger.mcp_token_rotated"
   | "run.requested"
+  | "run.cancelled"
   | "worker.registered"
   | "worker.label_changed"
   | "worker.drain_changed"

@@ -32,6 +32,8 @@ export interface AppConfigShape {
   readonly webhookAllowPrivateNetworks: boolean
   readonly workerOfflineAfterSeconds: number
   readonly claimTimeoutSeconds: number
+  /** How long a cancelled claimed or running run stays with its worker before it ends `cancelled` anyway. */
+  readonly cancelGraceSeconds: number
   readonly webhookConcurrency: number
   readonly webhookLeaseSeconds: number
   readonly shutdownTimeoutSeconds: number
@@ -97,6 +99,10 @@ export const config = Effect.gen(function*() {
     Config.withDefault(30)
   )
   const claimTimeoutSeconds = yield* Config.integer("CLAIM_TIMEOUT_SECONDS").pipe(Config.withDefault(30))
+  const cancelGraceSeconds = yield* Config.integer("CANCEL_GRACE_SECONDS").pipe(
+    Config.withDefault(30),
+    Config.withDescription("seconds a cancelled claimed or running run stays with its worker")
+  )
   const webhookConcurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(64))
   const webhookLeaseSeconds = yield* Config.integer("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(30))
   const shutdownTimeoutSeconds = yield* Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10))
@@ -142,6 +148,7 @@ export const config = Effect.gen(function*() {
     webhookAllowPrivateNetworks,
     workerOfflineAfterSeconds,
     claimTimeoutSeconds,
+    cancelGraceSeconds,
     webhookConcurrency,
     webhookLeaseSeconds,
     shutdownTimeoutSeconds
@@ -170,6 +177,7 @@ export const layerWith = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<
     webhookAllowPrivateNetworks: false,
     workerOfflineAfterSeconds: 30,
     claimTimeoutSeconds: 30,
+    cancelGraceSeconds: 30,
     webhookConcurrency: 64,
     webhookLeaseSeconds: 30,
     shutdownTimeoutSeconds: 10,

@@ -4,6 +4,7 @@ import m0001 from "./migrations/0001_initial.js"
 import m0002 from "./migrations/0002_outbox_payload_at_delivery.js"
 import m0003 from "./migrations/0003_hot_run_updates.js"
 import m0004 from "./migrations/0004_run_events.js"
+import m0005 from "./migrations/0005_run_cancellation.js"
 import m0006 from "./migrations/0006_worker_revoke_drain_redelivery.js"
 import m0007 from "./migrations/0007_history_at_scale.js"
 import m0009 from "./migrations/0009_mcp_actor.js"
@@ -18,6 +19,7 @@ export const migrations = {
   "0002_outbox_payload_at_delivery": m0002,
   "0003_hot_run_updates": m0003,
   "0004_run_events": m0004,
+  "0005_run_cancellation": m0005,
   "0006_worker_revoke_drain_redelivery": m0006,
   "0007_history_at_scale": m0007,
   "0009_mcp_actor": m0009,

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
-import { Forbidden, NotFound } from "../Domain/Errors.js"
+import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
 import { inputJsonSchema, IsoTimestamp, Limit, Page, Payload } from "../Domain/Schemas.js"
 import { Run, RunStatus } from "./Run.js"
 import { RunDetail, RunEvent } from "./RunHistory.js"
@@ -14,7 +14,7 @@ export const RunRequest = Payload({
 })
 
 const statusFilter = RunStatus.annotations({
-  message: () => "status must be one of queued, assigned, claimed, running, succeeded, failed, timed_out"
+  message: () => "status must be one of queued, assigned, claimed, running, succeeded, failed, timed_out, cancelled"
 })
 
 export const RunListParams = Schema.Struct({
@@ -70,6 +70,21 @@ export class RunsApi extends HttpApiGroup.make("runs")
       .addSuccess(Page(Run))
       .addError(NotFound)
       .addError(Forbidden)
+  )
+  .add(
+    HttpApiEndpoint.post("cancelRun", "/runs/:id/cancel")
+      .annotate(OpenApi.Summary, "Cancel a run")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(Run)
+      .addError(NotFound)
+      .addError(Forbidden)
+      .addError(Conflict)
+      .annotate(OpenApi.Description,
+        "operator or higher. A queued or assigned run ends `cancelled` at once. A claimed or running run gets " +
+          "`cancelRequestedAt` and stays with its worker (which learns of it from its heartbeat and its poll) until " +
+          "the worker completes it, recorded as `cancelled`, or until `CANCEL_GRACE_SECONDS` pass, when it ends " +
+          "`cancelled` anyway. Answers the run; a repeated cancel of a run still with its worker answers it unchanged. " +
+          "A terminal run is 409. A cancelled run is never retried; its webhook reports `status: \"cancelled\"`.")
   )
   .add(
     HttpApiEndpoint.get("getRun", "/runs/:id")

@@ -10,6 +10,7 @@ import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { RunRequest, type RunListParams } from "./Api.js"
 import { isUuid, Run, toRun } from "./Run.js"
+import { RunCancellation } from "./Cancellation.js"
 import { RunHistory } from "./RunHistory.js"
 import { RunRequests } from "./RunRequests.js"
 import { type Created, type RunFilter, RunsRepo } from "./RunsRepo.js"
@@ -52,6 +53,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
     const repo = yield* RunsRepo
     const policy = yield* Policy
     const runRequests = yield* RunRequests
+    const cancellation = yield* RunCancellation
     const history = yield* RunHistory
 
     // A run of an environment the caller cannot see is not found, as one that does not exist.
@@ -129,6 +131,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const rows = yield* repo.list({ ...filter, environmentId: path.envId })
           return page(rows.map(toRun), filter.limit)
         }))
+      .handle("cancelRun", ({ path }) => Effect.map(cancellation.cancel(path.id), toRun))
       .handle("getRun", ({ path }) =>
         Effect.gen(function*() {
           const run = yield* visibleRun(path.id)

@@ -21,15 +21,13 @@ export const RunDetail = Schema.Struct({
   ...Run.fields,
   triggerName: Schema.String,
   retriedByRunId: Schema.NullOr(Schema.UUID),
-  delivery: Schema.NullOr(WebhookDelivery),
-  cancelRequestedAt: Schema.NullOr(Timestamp)
+  delivery: Schema.NullOr(WebhookDelivery)
 }).annotations({ identifier: "RunDetail" })
 export type RunDetail = typeof RunDetail.Type
 
 interface DetailRow extends RunRow {
   readonly trigger_name: string
   readonly retried_by_run_id: string | null
-  readonly cancel_requested_at: Date | string | null
 }
 
 interface RunEventRow {
@@ -69,16 +67,13 @@ export class RunHistory extends Effect.Service<RunHistory>()("Runs/History", {
     /**
      * The run with what the detail adds. The retry is looked up among the
      * trigger's later runs (its index; the retry follows soon after) and only
-     * when the run can have one. `cancel_requested_at` is read through the
-     * row's JSON, so it is null until the column exists (the cancel feature
-     * adds it) and read as soon as it does.
+     * when the run can have one. `cancelRequestedAt` is the run object's own.
      */
     const detail = (run: RunRow): Effect.Effect<RunDetail> =>
       Effect.gen(function*() {
         const canRetry = (run.status === "failed" || run.status === "timed_out") && run.attempt <= run.max_retries
         const [row] = yield* sql<DetailRow>`
           SELECT r.*, t.name AS trigger_name,
-            (to_jsonb(r) ->> 'cancel_requested_at')::timestamptz AS cancel_requested_at,
             ${
           canRetry
             ? sql`(SELECT c.id FROM runs c WHERE c.trigger_id = r.trigger_id AND c.id > r.id AND c.retry_of_run_id = r.id
@@ -91,8 +86,7 @@ export class RunHistory extends Effect.Service<RunHistory>()("Runs/History", {
           SELECT id, run_id, trigger_id, url, trigger, outcome, status_code, response_body, attempt_count, error_message, created_at
           FROM webhook_deliveries WHERE run_id = ${run.id}
           ORDER BY created_at DESC, id DESC LIMIT 1`
-        const current = row ?? { ...run, trigger_name: "", retried_by_run_id: null, cancel_requested_at: null }
-        const cancelRequestedAt = current.cancel_requested_at
+        const current = row ?? { ...run, trigger_name: "", retried_by_run_id: null }
         return {
           ...toRun(current),
           triggerName: current.trigger_name,
@@ -109,8 +103,7 @@ export class RunHistory extends Effect.Service<RunHistory>()("Runs/History", {
             attemptCount: delivery.attempt_count,
             errorMessage: delivery.error_message,
             createdAt: delivery.created_at instanceof Date ? delivery.created_at : new Date(delivery.created_at)
-          }),
-          cancelRequestedAt: cancelRequestedAt === null ? null : new Date(cancelRequestedAt)
+          })
         }
       }).pipe(Effect.orDie, Effect.withSpan("RunHistory.detail"))
 

@@ -36,6 +36,12 @@ export interface SchedulerConfigShape {
    * polling so keeps no run waiting until it goes offline. Default 5.
    */
   readonly activeWorkerSeconds: number
+  /**
+   * A cancel of a claimed or running run leaves it with its worker at most
+   * this many seconds (to stop and complete it); then it ends `cancelled`
+   * anyway. Default 30 (`CANCEL_GRACE_SECONDS`).
+   */
+  readonly cancelGraceSeconds: number
 }
 
 export class SchedulerConfig extends Context.Tag("Scheduler/Config")<SchedulerConfig, SchedulerConfigShape>() {
@@ -46,7 +52,8 @@ export class SchedulerConfig extends Context.Tag("Scheduler/Config")<SchedulerCo
     sweepHorizonMillis: 5000,
     batchSize: 500,
     maxAssignedPerWorker: 100,
-    activeWorkerSeconds: 5
+    activeWorkerSeconds: 5,
+    cancelGraceSeconds: 30
   }
 }
 
@@ -54,12 +61,13 @@ export class SchedulerConfig extends Context.Tag("Scheduler/Config")<SchedulerCo
 export const layerWith = (overrides: Partial<SchedulerConfigShape> = {}): Layer.Layer<SchedulerConfig> =>
   Layer.succeed(SchedulerConfig, { ...SchedulerConfig.defaults, ...overrides })
 
-/** Claim timeout and offline threshold from the service's `AppConfig`, the rest default. */
+/** Claim timeout, offline threshold and cancel grace from the service's `AppConfig`, the rest default. */
 export const layer: Layer.Layer<SchedulerConfig, never, AppConfig> = Layer.effect(
   SchedulerConfig,
   Effect.map(AppConfig, (config) => ({
     ...SchedulerConfig.defaults,
     claimTimeoutSeconds: config.claimTimeoutSeconds,
-    workerOfflineAfterSeconds: config.workerOfflineAfterSeconds
+    workerOfflineAfterSeconds: config.workerOfflineAfterSeconds,
+    cancelGraceSeconds: config.cancelGraceSeconds
   }))
 )

@@ -120,7 +120,9 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
         }
         const terminal = yield* timeOut(runId, row.follow_up, woke)
         if (terminal === undefined) return yield* check(runId, wake)
-        yield* Effect.logInfo("run timed out").pipe(Effect.annotateLogs({ faultClass: terminal.run.fault_class }))
+        yield* Effect.logInfo(terminal.run.status === "cancelled" ? "cancel grace period over: run cancelled" : "run timed out").pipe(
+          Effect.annotateLogs({ faultClass: terminal.run.fault_class })
+        )
         if (terminal.retry !== undefined) {
           yield* Effect.logInfo("retry queued").pipe(Effect.annotateLogs({ retryRunId: terminal.retry.id }))
           yield* assignAndWatch(terminal.retry.environment_id)

@@ -3,6 +3,7 @@ import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import type { AuditAction } from "../Audit/AuditLog.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
 import type { FaultClass, RunRow, RunStatus } from "../Runs/Run.js"
@@ -12,6 +13,7 @@ import { DeliveryHandoff, type Slot } from "../Webhooks/Handoff.js"
 import { outboxChannel } from "../Webhooks/Outbox.js"
 import { payloadOf, type TerminalRun } from "../Webhooks/Payload.js"
 import { RunEvents } from "./RunEvents.js"
+import { SchedulerConfig } from "./SchedulerConfig.js"
 import { recordRunEvents, type RunEventReason } from "../Runs/RunTimeline.js"
 import { nowIso } from "./Time.js"
 import { hotSpan } from "../Config/Tracing.js"
@@ -85,6 +87,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const events = yield* RunEvents
+    const { cancelGraceSeconds } = yield* SchedulerConfig
     // This instance's delivery loop, when the app runs one (see `Webhooks/Handoff`).
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff))
 
@@ -105,12 +108,18 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         }
       )
 
+    // A run whose cancel was requested keeps its worker at most until the
+    // grace period ends: no later step may move its deadline past that.
+    const cancelCapped = (deadline: Statement.Fragment) =>
+      sql`CASE WHEN cancel_requested_at IS NULL THEN ${deadline}
+        ELSE LEAST(${deadline}, cancel_requested_at + ${cancelGraceSeconds}::int * interval '1 second') END`
+
     // The columns claiming and starting set (shared by the single and batched forms).
     const claimedSet = (now: string) =>
       sql`status = 'claimed', deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'`
     const startedSet = (now: string) =>
       sql`status = 'running', started_at = ${now}::timestamptz,
-        deadline_at = ${now}::timestamptz + LEAST(heartbeat_timeout_seconds, timeout_seconds) * interval '1 second'`
+        deadline_at = ${cancelCapped(sql`${now}::timestamptz + LEAST(heartbeat_timeout_seconds, timeout_seconds) * interval '1 second'`)}`
 
     /**
      * Claims up to `max` of the worker's assigned runs in one statement (poll
@@ -167,10 +176,10 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           // The execution deadline (started_at + timeout) caps every heartbeat,
           // so a chatty worker cannot run past timeoutSeconds.
           return sql`last_heartbeat_at = ${now}::timestamptz,
-            deadline_at = CASE WHEN status = 'running'
+            deadline_at = ${cancelCapped(sql`CASE WHEN status = 'running'
               THEN LEAST(${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second',
                          started_at + timeout_seconds * interval '1 second')
-              ELSE ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second' END`
+              ELSE ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second' END`)}`
       }
     }
     const stepFrom = (step: Exclude<WorkerStep, "complete">) => {
@@ -245,13 +254,17 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
      * rows are inserted leased to the loop and handed to it after the
      * statement; otherwise they are inserted free and announced with NOTIFY
      * (delivered at commit, so the row is visible by then) for any instance
-     * to lease. Runs the UPDATE did not match are not in the answer.
+     * to lease. Runs the UPDATE did not match are not in the answer; a run
+     * it matched without ending it (a cancel request) gets neither a retry
+     * nor a webhook. A cancelled run is never retried.
      */
     const terminal = (
       update: Statement.Statement<RunRow>,
       reason: RunEventReason | Statement.Fragment,
       now: string,
-      retryIds: { readonly runIds: ReadonlyArray<string>; readonly ids: ReadonlyArray<string> }
+      retryIds: { readonly runIds: ReadonlyArray<string>; readonly ids: ReadonlyArray<string> },
+      // One more data-modifying CTE over `done` (an audit row), written in the same statement.
+      also?: Statement.Fragment
     ): Effect.Effect<ReadonlyArray<Terminal>> =>
       Effect.uninterruptible(Effect.flatMap(reserveSlots(retryIds.runIds.length), (slots) => {
         const owner = slots[0]?.owner ?? null
@@ -263,21 +276,21 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
             SELECT r.retry_id, trigger_id, environment_id, 'queued', attempt + 1, done.id, input,
               timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, ${now}::timestamptz
             FROM done JOIN unnest(${retryIds.runIds}::uuid[], ${retryIds.ids}::uuid[]) AS r(run_id, retry_id) ON r.run_id = done.id
-            WHERE done.status <> 'succeeded' AND done.attempt <= done.max_retries
+            WHERE done.status IN ('failed', 'timed_out') AND done.attempt <= done.max_retries
             RETURNING *
           ),
-          logged AS (${recordRunEvents(sql, { from: sql`done`, reason, at: sql`done.ended_at` })}),
+          logged AS (${recordRunEvents(sql, { from: sql`done`, reason, at: sql`done.ended_at`, where: sql`done.ended_at IS NOT NULL` })}),
           logged_retry AS (${recordRunEvents(sql, { from: sql`retry`, reason: "requested", at: now })}),
           queued AS (
             INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc, lease_owner, lease_until)
             SELECT id, trigger_id, webhook_url, webhook_secret_enc, ${owner}::text,
               CASE WHEN ${owner}::text IS NULL THEN NULL
                 ELSE now() + ${slots[0]?.leaseMillis ?? 0}::int * interval '1 millisecond' END
-            FROM done WHERE webhook_url IS NOT NULL
+            FROM done WHERE webhook_url IS NOT NULL AND ended_at IS NOT NULL
             ON CONFLICT (run_id) DO NOTHING
             RETURNING run_id, lease_owner IS NOT NULL AS handed,
               CASE WHEN lease_owner IS NULL THEN pg_notify(${outboxChannel}, run_id::text) END AS notified
-          )
+          )${also === undefined ? sql`` : sql`, ${also}`}
           SELECT 'run' AS kind, EXISTS (SELECT 1 FROM queued q WHERE q.run_id = done.id AND q.handed) AS handed, * FROM done
           UNION ALL SELECT 'retry' AS kind, false AS handed, * FROM retry`.pipe(
           Effect.orDie,
@@ -297,7 +310,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
       }))
 
     const published = (terminal: Terminal | undefined) =>
-      terminal === undefined ? Effect.void : events.publish(toRun(terminal.run))
+      terminal === undefined || terminal.run.ended_at === null ? Effect.void : events.publish(toRun(terminal.run))
 
     // A run's duration when it ends at `end` (a timestamptz expression).
     const durationUntil = (end: Statement.Fragment) =>
@@ -306,20 +319,26 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const completedSet = (now: string) =>
       sql`ended_at = ${now}::timestamptz, duration_ms = ${durationUntil(sql`${now}::timestamptz`)}, deadline_at = NULL`
 
-    // What a time-out sets, ended at `end` (shared by the single and grouped forms).
-    // `fault`: the fault class when the cause is known (a revoked worker); else decided by the deadline.
+    // What a passed deadline sets, ended at `end` (shared by the single and
+    // grouped forms): a time-out, or, once a cancel was requested, the end of
+    // its grace period (`cancelled` whatever the worker did meanwhile).
+    // `fault`: the time-out's fault class when the cause is known (a revoked worker); else decided by the deadline.
     const timedOutSet = (end: Statement.Fragment, fault?: FaultClass) =>
-      sql`status = 'timed_out', ended_at = ${end}, duration_ms = ${durationUntil(end)},
-        fault_class = ${
-        fault !== undefined ? sql`${fault}` : sql`CASE
-          WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${end}
-          THEN 'client' ELSE 'infra' END`
-      },
+      sql`status = CASE WHEN cancel_requested_at IS NULL THEN 'timed_out' ELSE 'cancelled' END,
+        ended_at = ${end}, duration_ms = ${durationUntil(end)},
+        fault_class = CASE
+          WHEN cancel_requested_at IS NOT NULL THEN 'none'
+          ${
+      fault !== undefined ? sql`ELSE ${fault}` : sql`WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${end}
+          THEN 'client' ELSE 'infra'`
+    } END,
         deadline_at = NULL`
 
     // A time-out as the timeline names it: past the execution deadline (the
     // run's own fault) or the worker went silent.
-    const timeoutReason = sql`CASE WHEN fault_class = 'client' THEN 'execution_timeout' ELSE 'heartbeat_timeout' END`
+    // A cancelled run's grace period ending is its cancellation.
+    const timeoutReason = sql`CASE WHEN status = 'cancelled' THEN 'cancelled'
+      WHEN fault_class = 'client' THEN 'execution_timeout' ELSE 'heartbeat_timeout' END`
 
     /**
      * Completes several of the worker's runs in one statement (the batched
@@ -336,9 +355,11 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         const column = <A>(f: (c: Completion) => A) => items.map((item) => f(item.completion))
         const ended = yield* terminal(
           sql<RunRow>`
-            UPDATE runs SET status = i.status, ${completedSet(now)},
-              short_message = i.short_message, error_message = i.error_message,
-              cost_usd = i.cost_usd::numeric, fault_class = i.fault_class
+            UPDATE runs SET ${completedSet(now)},
+              short_message = i.short_message, error_message = i.error_message, cost_usd = i.cost_usd::numeric,
+              -- A complete after a cancel request is the worker's acknowledgement: cancelled, whatever it reports.
+              status = CASE WHEN runs.cancel_requested_at IS NULL THEN i.status ELSE 'cancelled' END,
+              fault_class = CASE WHEN runs.cancel_requested_at IS NULL THEN i.fault_class ELSE 'none' END
             FROM unnest(${runIds}::uuid[], ${column((c) => c.status)}::text[], ${column((c) => c.shortMessage)}::text[],
                         ${column((c) => c.errorMessage)}::text[], ${column((c) => c.costUsd)}::text[],
                         ${column((c) => c.faultClass)}::text[])
@@ -346,7 +367,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
             WHERE runs.id = i.id AND runs.worker_id = ${workerId} AND runs.status IN ('claimed', 'running')
               AND runs.deadline_at > ${now}::timestamptz
             RETURNING runs.*`,
-          "completed",
+          sql`CASE WHEN status = 'cancelled' THEN 'cancelled' ELSE 'completed' END`,
           now,
           { runIds, ids: runIds.map(() => uuidv7()) }
         )
@@ -406,6 +427,60 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
       }).pipe(hotSpan("Transitions.timeOutMany"))
 
     /**
+     * A cancel of a run of `environmentId`, as one conditional UPDATE: queued
+     * or assigned, it ends `cancelled` at once (with its webhook); claimed or
+     * running, `cancel_requested_at` is set and the deadline brought forward
+     * to the end of the grace period (the worker acknowledges by completing
+     * it, else the supervisor ends it `cancelled` then). The audit row is
+     * written in the same statement. Undefined when nothing matched: no such
+     * run there, already ended, or a cancel already requested (two cancels,
+     * a cancel and a complete: the row lock orders them, and the loser's
+     * WHERE no longer holds).
+     */
+    const cancel = (
+      runId: string,
+      environmentId: string,
+      actor: { readonly type: string; readonly id: string | null }
+    ): Effect.Effect<Terminal | undefined> =>
+      Effect.gen(function*() {
+        const now = yield* nowIso
+        const at = sql`${now}::timestamptz`
+        const atOnce = sql`status IN ('queued', 'assigned')`
+        const [changed] = yield* terminal(
+          sql<RunRow>`
+            UPDATE runs SET cancel_requested_at = ${at},
+              status = CASE WHEN ${atOnce} THEN 'cancelled' ELSE status END,
+              ended_at = CASE WHEN ${atOnce} THEN ${at} END,
+              duration_ms = CASE WHEN ${atOnce} THEN ${durationUntil(at)} END,
+              fault_class = CASE WHEN ${atOnce} THEN 'none' ELSE fault_class END,
+              deadline_at = CASE WHEN ${atOnce} THEN NULL
+                ELSE LEAST(deadline_at, ${at} + ${cancelGraceSeconds}::int * interval '1 second') END
+            WHERE id = ${runId} AND environment_id = ${environmentId} AND ended_at IS NULL AND cancel_requested_at IS NULL
+            RETURNING *`,
+          // Recorded only when it ends the run: a cancel request moves no status.
+          "cancelled",
+          now,
+          { runIds: [runId], ids: [uuidv7()] },
+          sql`audited AS (
+            INSERT INTO audit_log (id, environment_id, actor_type, actor_id, action, target_type, target_id, metadata)
+            SELECT ${uuidv7()}, environment_id, ${actor.type}, ${actor.id}::uuid, ${"run.cancelled" satisfies AuditAction},
+              'run', id, jsonb_build_object('ended', ended_at IS NOT NULL)
+            FROM done)`
+        )
+        yield* published(changed)
+        return changed
+      }).pipe(Effect.withSpan("Transitions.cancel", { attributes: { runId } }))
+
+    /** The ids of the worker's runs whose cancel was requested and that have not ended (partial index `runs_cancel_requested`). */
+    const cancelRequestedOf = (workerId: string): Effect.Effect<ReadonlyArray<string>> =>
+      Effect.map(
+        sql<{ id: string }>`
+          SELECT id FROM runs WHERE worker_id = ${workerId} AND cancel_requested_at IS NOT NULL AND ended_at IS NULL
+          ORDER BY id`.pipe(Effect.orDie),
+        (rows) => rows.map((row) => row.id)
+      )
+
+    /**
      * The worker was revoked: its claimed and running runs end `timed_out`
      * with faultClass `infra` at once, with the follow-up of any time-out
      * (the retry when retries are left, the webhook). A run that ended
@@ -433,6 +508,6 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         return ended
       }).pipe(Effect.withSpan("Transitions.timeOutRevoked", { attributes: { workerId } }))
 
-    return { claimMany, stepMany, assignedTo, completeMany, timeOut, timeOutMany, timeOutRevoked } as const
+    return { claimMany, stepMany, assignedTo, completeMany, timeOut, timeOutMany, timeOutRevoked, cancel, cancelRequestedOf } as const
   })
 }) {}

@@ -91,12 +91,18 @@ export class WorkerApi extends HttpApiGroup.make("workerProtocol")
       .annotate(OpenApi.Summary, "Poll for runs")
       .setPath(WorkerPath)
       .setUrlParams(PollParams)
-      .addSuccess(Schema.Struct({ runs: Schema.Array(PolledRun) }))
+      .addSuccess(Schema.Struct({
+        runs: Schema.Array(PolledRun),
+        cancelRequested: Schema.Array(Schema.UUID).annotations({
+          description: "Ids of this worker's claimed or running runs whose cancel was requested: stop each and complete it."
+        })
+      }))
       .addError(NotFound)
       .annotate(OpenApi.Description,
         "Runs assigned to this worker and not yet claimed. `wait` (0..30 s) long-polls until one is assigned; " +
           "`claim=true&max=K` claims up to K of them in the same call; `&start=true` also starts them " +
-          "(they come back `running`, as after `start`).")
+          "(they come back `running`, as after `start`). `cancelRequested` names the worker's runs whose cancel " +
+          "was requested (`POST /runs/{id}/cancel`); such a request also ends a waiting poll at once.")
   )
   .add(
     HttpApiEndpoint.post("claim", "/workers/:id/runs/:runId/claim")

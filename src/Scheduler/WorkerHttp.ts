@@ -57,13 +57,13 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
           const claim = urlParams.claim === "true"
           const start = urlParams.start === "true"
           if (start && !claim) return yield* Effect.fail(ValidationError.field("start", "start=true needs claim=true"))
-          const rows = yield* protocol.poll(worker.workerId, worker.environmentId, {
+          const answer = yield* protocol.pollAnswer(worker.workerId, worker.environmentId, {
             wait: urlParams.wait ?? 0,
             claim,
             max: urlParams.max ?? 1,
             start
           })
-          return { runs: rows.map(toPolled) }
+          return { runs: answer.runs.map(toPolled), cancelRequested: answer.cancelRequested }
         }))
       .handle("claim", ({ path }) =>
         Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.claim(workerId, runId)).pipe(

@@ -135,19 +135,39 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
         return undefined
       }))
 
-    const poll = (workerId: string, environmentId: string, options: PollOptions): Effect.Effect<ReadonlyArray<PolledRow>> =>
+    /**
+     * A poll's whole answer: the runs it hands out, and the ids of the
+     * worker's claimed or running runs whose cancel was requested (the worker
+     * should stop them and complete them). A cancel request wakes a waiting
+     * poll (see `Runs/Cancellation`), which then answers at once; a long poll
+     * that starts with such runs pending does not wait.
+     */
+    const pollAnswer = (
+      workerId: string,
+      environmentId: string,
+      options: PollOptions
+    ): Effect.Effect<{ readonly runs: ReadonlyArray<PolledRow>; readonly cancelRequested: ReadonlyArray<string> }> =>
       Effect.gen(function*() {
         // A poll is a good moment to hand out the environment's queued runs.
         yield* supervisor.assignAndWatch(environmentId)
-        const until = (yield* Clock.currentTimeMillis) + options.wait * 1000
+        const pending = options.wait > 0 ? yield* transitions.cancelRequestedOf(workerId) : undefined
+        const wait = pending !== undefined && pending.length > 0 ? 0 : options.wait
+        const until = (yield* Clock.currentTimeMillis) + wait * 1000
         while (true) {
           const found = yield* (options.claim ? claimOrWait : listOrWait)(workerId, environmentId, options, until)
           if (found !== undefined) {
             yield* Effect.forEach(found, watch, { discard: true })
-            return found
+            return { runs: found, cancelRequested: yield* transitions.cancelRequestedOf(workerId) }
           }
+          // Woken with nothing to hand out: perhaps by a cancel request.
+          const cancelRequested = yield* transitions.cancelRequestedOf(workerId)
+          if (cancelRequested.length > 0) return { runs: [], cancelRequested }
         }
       }).pipe(hotSpan("WorkerProtocol.poll"), Effect.annotateLogs({ workerId }))
+
+    /** The runs a poll hands out (`pollAnswer` without the cancel requests). */
+    const poll = (workerId: string, environmentId: string, options: PollOptions): Effect.Effect<ReadonlyArray<PolledRow>> =>
+      Effect.map(pollAnswer(workerId, environmentId, options), (answer) => answer.runs)
 
     // The contract's one-call-per-step requests, grouped per worker and step
     // (`Concurrency/Grouped`): a worker's calls that arrive while its
@@ -211,6 +231,6 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
     const complete = (workerId: string, runId: string, request: CompleteRequest): Effect.Effect<Terminal, NotFound | Conflict> =>
       completes(workerId, { ...request, workerId, runId }).pipe(Effect.annotateLogs({ workerId, runId }))
 
-    return { poll, claim, start, heartbeat, complete, completeMany } as const
+    return { poll, pollAnswer, claim, start, heartbeat, complete, completeMany } as const
   })
 }) {}

@@ -4,7 +4,7 @@ import { canonicalOrNull } from "../Domain/Decimal.js"
 export interface TerminalRun {
   readonly id: string
   readonly trigger_id: string
-  readonly status: "succeeded" | "failed" | "timed_out"
+  readonly status: "succeeded" | "failed" | "timed_out" | "cancelled"
   readonly duration_ms: number | string | null
   readonly short_message: string | null
   readonly error_message: string | null

@@ -36,10 +36,23 @@ type Outcome =
   | { readonly _tag: "Done"; readonly result: RunResult }
   | { readonly _tag: "Lost" }
   | { readonly _tag: "TimedOut" }
+  | { readonly _tag: "Cancelled" }
 
 class RunLost {
   readonly _tag = "RunLost"
 }
+
+/** The service asked for the run to stop (`POST /runs/{id}/cancel`). */
+class RunCancelled {
+  readonly _tag = "RunCancelled"
+}
+
+/**
+ * How a worker acknowledges a cancel: a complete, whose status the service
+ * ignores (any complete after a cancel request is recorded `cancelled`,
+ * faultClass `none`); `failed` keeps this note as the run's errorMessage.
+ */
+export const cancelledResult: RunResult = { status: "failed", stderr: "cancelled: the handler was interrupted", faultClass: "client" }
 
 const messageOf = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
@@ -84,7 +97,11 @@ export const makeRunProcessor = <E, R>(
   /** Coalesces completes into batched calls (with `claimOnPoll`); without it, each run completes on its own. */
   completions?: Completions | undefined
 ) =>
-(run: WorkerRun): Effect.Effect<void, WorkerUnauthorized, R> => {
+(
+  run: WorkerRun,
+  /** Completes when the worker's poll reports a cancel request for this run (the heartbeat reports it too). */
+  cancelRequested: Effect.Effect<void> = Effect.never
+): Effect.Effect<void, WorkerUnauthorized, R> => {
   const path = { id: workerId, runId: run.id }
   // At shutdown a run completes on its own with a short retry schedule, never waiting behind a batch.
   const complete = (result: RunResult, retries?: Schedule.Schedule<unknown, unknown>) => {
@@ -110,12 +127,14 @@ export const makeRunProcessor = <E, R>(
   const heartbeatEvery = Duration.millis(Math.max(500, run.trigger.heartbeatTimeoutSeconds * 1000 * fraction))
   // A few quick retries: a heartbeat that waits for the full backoff would come too late anyway.
   const heartbeatRetries = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(3)), Schedule.asVoid)
-  const heartbeat: Effect.Effect<never, RunLost | WorkerUnauthorized> = Effect.sleep(heartbeatEvery).pipe(
+  const heartbeat: Effect.Effect<never, RunLost | RunCancelled | WorkerUnauthorized> = Effect.sleep(heartbeatEvery).pipe(
     Effect.zipRight(
       retryTransient(client.workerProtocol.heartbeat({ path }).pipe(Effect.timeout("10 seconds")), "heartbeat", heartbeatRetries).pipe(
         fatalUnauthorized,
-        Effect.catchAll((error): Effect.Effect<void, RunLost | WorkerUnauthorized> => {
-          if (error instanceof WorkerUnauthorized) return Effect.fail(error)
+        // The answer names a cancel request: stop the handler and acknowledge.
+        Effect.flatMap(({ run }) => run.cancelRequestedAt === null ? Effect.void : Effect.fail(new RunCancelled())),
+        Effect.catchAll((error): Effect.Effect<void, RunLost | RunCancelled | WorkerUnauthorized> => {
+          if (error instanceof WorkerUnauthorized || error instanceof RunCancelled) return Effect.fail(error)
           // The service already ended the run (timed out, or it is gone): stop working on it.
           if (error instanceof Conflict || error instanceof NotFound) return Effect.fail(new RunLost())
           return Effect.logWarning("heartbeat failed; trying again at the next interval").pipe(
@@ -148,7 +167,13 @@ export const makeRunProcessor = <E, R>(
         onTimeout: (): Outcome => ({ _tag: "TimedOut" })
       })
     ),
-    heartbeat.pipe(Effect.catchIf((e): e is RunLost => e instanceof RunLost, () => Effect.succeed<Outcome>({ _tag: "Lost" })))
+    Effect.raceFirst(
+      heartbeat.pipe(
+        Effect.catchIf((e): e is RunLost => e instanceof RunLost, () => Effect.succeed<Outcome>({ _tag: "Lost" })),
+        Effect.catchIf((e): e is RunCancelled => e instanceof RunCancelled, () => Effect.succeed<Outcome>({ _tag: "Cancelled" }))
+      ),
+      Effect.as(cancelRequested, { _tag: "Cancelled" } as Outcome)
+    )
   )
 
   const shutdownFailure: RunResult = { status: "failed", stderr: "the worker shut down before the run finished", faultClass: "infra" }
@@ -187,8 +212,12 @@ export const makeRunProcessor = <E, R>(
         case "Done":
           yield* complete(outcome.value.result)
           return
+        case "Cancelled":
+          yield* Effect.logInfo("cancel requested: handler interrupted")
+          yield* complete(cancelledResult)
+          return
         case "Lost":
-          return yield* Effect.logWarning("the service ended the run before it finished (timed out); result dropped")
+          return yield* Effect.logWarning("the service ended the run before it finished (timed out or cancelled); result dropped")
         case "TimedOut":
           return yield* Effect.logWarning("run passed its timeoutSeconds: stopped; the service records it timed_out").pipe(
             Effect.annotateLogs({ timeoutSeconds: run.trigger.timeoutSeconds })

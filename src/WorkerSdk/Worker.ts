@@ -1,4 +1,5 @@
 import type { HttpClient } from "@effect/platform"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
@@ -24,6 +25,10 @@ import type { WorkerCredentials, WorkerOptions } from "./Types.js"
  *   `faultClass: "client"` for a typed failure and `"infra"` for a defect.
  * - Past the run's `timeoutSeconds` the handler is interrupted and the run is
  *   left to the service, which records it `timed_out`.
+ * - When the run's cancel is requested (a heartbeat answer with
+ *   `cancelRequestedAt`, or the poll's `cancelRequested`), the handler is
+ *   interrupted and the run completed (`cancelledResult`), which the service
+ *   records `cancelled`.
  * - On interruption (SIGTERM through `NodeRuntime.runMain`) the worker stops
  *   polling at once, lets in-flight runs finish within `shutdownGracePeriod`,
  *   then interrupts the rest and completes them `failed` with `faultClass: "infra"`.
@@ -67,6 +72,8 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
     )
 
     const processRun = makeRunProcessor(client, workerId, options, fraction, schedule, completions)
+    // In-flight runs by id: a poll naming one in `cancelRequested` interrupts its handler.
+    const cancels = new Map<string, Deferred.Deferred<void>>()
 
     const waitForSlot = active.changes.pipe(Stream.filter((n) => n < concurrency), Stream.take(1), Stream.runDrain)
 
@@ -74,7 +81,7 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
       yield* waitForSlot
       const free = concurrency - (yield* SubscriptionRef.get(active))
       const claim = options.claimOnPoll === true
-      const { runs } = yield* retryTransient(
+      const { cancelRequested, runs } = yield* retryTransient(
         client.workerProtocol.poll({
           path: { id: workerId },
           urlParams: claim ? { wait, claim: "true", max: free, start: "true" } : { wait }
@@ -91,12 +98,23 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
           }))
         )
       )
+      for (const runId of cancelRequested) {
+        const signal = cancels.get(runId)
+        if (signal !== undefined) yield* Deferred.succeed(signal, undefined)
+      }
       // Unclaimed runs beyond the free slots stay assigned and come back on a later poll.
       for (const run of runs.slice(0, free)) {
         yield* SubscriptionRef.update(active, (n) => n + 1)
+        const signal = yield* Deferred.make<void>()
+        cancels.set(run.id, signal)
         yield* FiberSet.run(
           inFlight,
-          processRun(run).pipe(Effect.ensuring(SubscriptionRef.update(active, (n) => n - 1)))
+          processRun(run, Deferred.await(signal)).pipe(
+            Effect.ensuring(Effect.zipRight(
+              Effect.sync(() => cancels.delete(run.id)),
+              SubscriptionRef.update(active, (n) => n - 1)
+            ))
+          )
         )
       }
     })

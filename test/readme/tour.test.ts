@@ -47,6 +47,7 @@ describe("README: five-minute tour", () => {
         expect(result.stdout).toContain(`"shortMessage":"hello\\n","costUsd":"0.0042"}`)
         expect(result.stdout).toContain(`{"outcome":"delivered","statusCode":204,"attemptCount":1}`)
         expect(result.stdout).toMatch(/^run\.requested$/m)
+        expect(result.stdout).toContain(`{"status":"cancelled","faultClass":"none"}`)
         // Day-2: the webhook sent again, the worker drained, then revoked and refused.
         expect(result.stdout).toMatch(/"trigger":"manual"/)
         expect(result.stdout).toMatch(/^draining$/m)

@@ -5,7 +5,7 @@ import { addMember, createTrigger, mintApiKey, registerWorker, setupEnvironment 
 import { call, layer } from "../support/TestApp.js"
 
 const runFields = [
-  "assignedAt", "attempt", "claimedAt", "costUsd", "createdAt", "durationMs", "endedAt", "environmentId",
+  "assignedAt", "attempt", "cancelRequestedAt", "claimedAt", "costUsd", "createdAt", "durationMs", "endedAt", "environmentId",
   "errorMessage", "faultClass", "id", "input", "lastHeartbeatAt", "retryOfRunId", "shortMessage", "startedAt",
   "status", "triggerId", "workerId"
 ]

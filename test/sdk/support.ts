@@ -49,4 +49,4 @@ export const waitForRun = (
     )
   )
 
-export const isTerminal = (run: Record<string, any>) => ["succeeded", "failed", "timed_out"].includes(run.status)
+export const isTerminal = (run: Record<string, any>) => ["succeeded", "failed", "timed_out", "cancelled"].includes(run.status)

@@ -101,7 +101,7 @@ export const createTrigger = (env: TestEnv, fields: Record<string, unknown> = {}
     return res.body as { id: string; environmentId: string; [key: string]: unknown }
   })
 
-export type RunStatus = "queued" | "assigned" | "claimed" | "running" | "succeeded" | "failed" | "timed_out"
+export type RunStatus = "queued" | "assigned" | "claimed" | "running" | "succeeded" | "failed" | "timed_out" | "cancelled"
 
 /**
  * Inserts a run row directly (for tests of features that only read runs: the
@@ -122,7 +122,7 @@ export const insertRun = (
     const sql = yield* SqlClient.SqlClient
     const id = uuidv7()
     const status = fields.status ?? "queued"
-    const terminal = status === "succeeded" || status === "failed" || status === "timed_out"
+    const terminal = status === "succeeded" || status === "failed" || status === "timed_out" || status === "cancelled"
     const createdAt = fields.createdAt ?? new Date()
     const endedAt = fields.endedAt !== undefined ? fields.endedAt : terminal ? new Date() : null
     yield* sql`

@@ -1,0 +1,68 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import { actorColumns } from "../Audit/AuditLog.js"
+import { CurrentActor } from "../Auth/Security.js"
+import { Conflict, type Forbidden, NotFound } from "../Domain/Errors.js"
+import { Supervisor } from "../Scheduler/Supervisor.js"
+import { toMillis } from "../Scheduler/Time.js"
+import { Transitions } from "../Scheduler/Transitions.js"
+import { assignedChannel, Wakeups } from "../Scheduler/Wakeups.js"
+import { Policy } from "../Tenancy/Policy.js"
+import { isUuid, type RunRow } from "./Run.js"
+
+/**
+ * `POST /runs/{id}/cancel`: the caller's right to it (operator+ in the run's
+ * environment; a run it cannot see is not found), the transition (see
+ * `Transitions.cancel`), then what the new state needs on this instance: an
+ * ended run's supervising fiber stopped; for a cancel request, the deadline
+ * watched at the end of the grace period and the worker's waiting poll woken
+ * (it answers the run in `cancelRequested`).
+ */
+export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Cancellation", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const transitions = yield* Transitions
+    const supervisor = yield* Supervisor
+    const wakeups = yield* Wakeups
+    const policy = yield* Policy
+
+    const find = (runId: string, environmentId?: string) =>
+      sql<RunRow>`
+        SELECT * FROM runs WHERE id = ${runId}
+        ${environmentId === undefined ? sql`` : sql`AND environment_id = ${environmentId}`}`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows[0])
+      )
+
+    const cancel = Effect.fn("Runs.cancel")(function*(runId: string) {
+      const run = isUuid(runId) ? yield* find(runId) : undefined
+      if (run === undefined) return yield* Effect.fail<NotFound | Forbidden | Conflict>(NotFound.of("run"))
+      yield* policy.requireRole(run.environment_id, "operator", "run")
+      const actor = yield* CurrentActor
+      const changed = yield* transitions.cancel(run.id, run.environment_id, actorColumns(actor))
+      if (changed !== undefined) {
+        const now = changed.run
+        if (now.ended_at !== null) {
+          yield* supervisor.release(now.id)
+          yield* Effect.logInfo("run cancelled")
+        } else {
+          if (now.deadline_at !== null) yield* supervisor.watch(now.id, toMillis(now.deadline_at))
+          if (now.worker_id !== null) {
+            // Its waiting poll answers the request at once: here directly, on other instances through NOTIFY.
+            yield* wakeups.wake(now.worker_id)
+            yield* sql`SELECT pg_notify(${assignedChannel}, ${now.worker_id})`.pipe(Effect.orDie)
+          }
+          yield* Effect.logInfo("cancel requested; the run stays with its worker until it completes or the grace period ends")
+        }
+        return now
+      }
+      // Nothing matched: ended meanwhile (409), or a cancel was requested already (its run, unchanged).
+      const current = yield* find(run.id, run.environment_id)
+      if (current === undefined) return yield* Effect.fail(NotFound.of("run"))
+      if (current.ended_at !== null) return yield* Effect.fail(new Conflict({ error: `cannot cancel: run is ${current.status}` }))
+      return current
+    }, (effect, runId) => Effect.annotateLogs(effect, { runId }))
+
+    return { cancel } as const
+  })
+}) {}
