@@ -53,10 +53,12 @@ export const requests = async (o: {
   })
   try {
     const bareClient = makeClient(`http://127.0.0.1:${port}`)
-    for (let i = 0; i < 100; i++) {
-      if (await bareClient.request("GET", "/health").then((r) => r.status === 200, () => false)) break
-      await new Promise((resolve) => setTimeout(resolve, 100))
+    let up = false
+    for (let i = 0; i < 600 && !up; i++) {
+      up = await bareClient.request("GET", "/health").then((r) => r.status === 200, () => false)
+      if (!up) await new Promise((resolve) => setTimeout(resolve, 100))
     }
+    if (!up) throw new Error("the bare HttpApi reference did not start")
     const figures: Array<RequestFigures> = []
     // Warm each route first: the first calls compile code paths.
     const measure = async (client: Client, pid: number, label: string, route: string, headers: Record<string, string> = {}) => {
