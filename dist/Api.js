@@ -1,0 +1,63 @@
+import { HttpApi, OpenApi } from "@effect/platform";
+import { ApiKeysApi } from "./ApiKeys/Api.js";
+import { AuditApi } from "./Audit/Api.js";
+import { AuthApi } from "./Auth/Api.js";
+import { BadRequest, InternalError, NotFound, PayloadTooLarge, ServiceUnavailable, Unauthorized, ValidationError } from "./Domain/Errors.js";
+import { HealthApi } from "./Health/Api.js";
+import { RunsApi } from "./Runs/Api.js";
+import { WorkerApi } from "./Scheduler/WorkerApi.js";
+import { EnvironmentsApi, WorkspacesApi } from "./Tenancy/Api.js";
+import { TriggersApi } from "./Triggers/Api.js";
+import { WebhooksApi } from "./Webhooks/Api.js";
+import { WorkersApi } from "./Workers/Api.js";
+import { refine } from "./OpenApiDocument.js";
+import { DashboardApi } from "./Dashboard/Api.js";
+import { McpApi } from "./Mcp/Api.js";
+// The document's transform needs the API's own groups; it runs only when the
+// document is generated, long after the class below exists.
+let groupsOfApi = () => [];
+/**
+ * The whole HTTP interface, contract side only: the server, the typed client
+ * and the worker SDK are all derived from this definition.
+ */
+export class Api extends HttpApi.make("pipeline-trigger-service")
+    .add(HealthApi)
+    .add(AuthApi)
+    .add(WorkspacesApi)
+    .add(EnvironmentsApi)
+    .add(ApiKeysApi)
+    .add(AuditApi)
+    .add(TriggersApi)
+    .add(RunsApi)
+    .add(WorkerApi)
+    .add(WebhooksApi)
+    .add(WorkersApi)
+    .add(DashboardApi)
+    .add(McpApi)
+    .addError(ValidationError)
+    .addError(BadRequest)
+    .addError(Unauthorized)
+    .addError(NotFound)
+    .addError(PayloadTooLarge)
+    .addError(InternalError)
+    .addError(ServiceUnavailable)
+    .prefix("/api/v1")
+    .annotateContext(OpenApi.annotations({
+    title: "Pipeline Trigger Service",
+    version: "1",
+    description: [
+        "Triggers for pipeline runs, a worker protocol and signed completion webhooks.",
+        "",
+        "Conventions: request bodies are JSON (`content-type: application/json`); unknown fields in them are ignored.",
+        "Every 4xx and 5xx answer is `{error}`; a 400 for invalid input adds `details: {fieldErrors, formErrors}` naming every invalid field.",
+        "A malformed id in a path answers 404 like a missing one. Lists answer `{items, nextCursor}` newest first;",
+        "pass `nextCursor` back as `cursor` for the next page. Authentication: the `auth_token` session cookie (browser; calls that",
+        "change something must carry an allowed Origin), or `Authorization: Bearer pwk_…` (an API key with its role), or",
+        "`Bearer wkt_…` for the worker protocol, or `Bearer mcp_…` (a trigger's MCP token) for `POST /mcp`."
+    ].join("\n"),
+    // Only the statuses each operation can answer; see OpenApiDocument.
+    transform: (spec) => refine(groupsOfApi(), spec)
+})) {
+}
+groupsOfApi = () => Object.values(Api.groups);
+//# sourceMappingURL=Api.js.map

@@ -1,0 +1,123 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as Schedule from "effect/Schedule";
+import * as Stream from "effect/Stream";
+import { Notifications } from "../Db/Notifications.js";
+import * as TrustedTokens from "../Auth/TrustedTokens.js";
+import { AuditLog } from "../Audit/AuditLog.js";
+import { uuidv7 } from "../Crypto/Ids.js";
+import { generate, sha256, tokenStart } from "../Crypto/Tokens.js";
+import { NotFound } from "../Domain/Errors.js";
+import { decodeCursor, page } from "../Domain/Pagination.js";
+import { isUuid } from "../Tenancy/Policy.js";
+const toApiKey = (row) => ({
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    role: row.role,
+    tokenStart: row.token_start,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    consumedAt: row.consumed_at
+});
+const forgetChannel = "pts_api_keys_forget";
+/** How long a verified `pwk_` key is trusted on this instance without asking the database again. */
+export const apiKeyTrustMillis = 1000;
+export class ApiKeys extends Effect.Service()("ApiKeys/Repo", {
+    scoped: Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient;
+        const audit = yield* AuditLog;
+        const notifications = yield* Notifications;
+        const trusted = TrustedTokens.make(apiKeyTrustMillis);
+        // A deleted key (or every key of a deleted environment) is forgotten on
+        // every instance as soon as the NOTIFY arrives (milliseconds), not after the
+        // trust window: the payload names what to forget, never a token. Should the
+        // LISTEN connection be down, the trust window (1 s) still bounds it.
+        const forgetNotified = (payload) => Effect.sync(() => {
+            const [kind, id] = payload.split(":");
+            trusted.forgetWhere((key) => (kind === "key" ? key.keyId === id : key.environmentId === id));
+        });
+        yield* notifications.listen(forgetChannel).pipe(Stream.runForEach(forgetNotified), Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN for deleted keys failed; retrying", cause)), Effect.retry(Schedule.spaced("1 second")), Effect.forkScoped);
+        const announce = (payload) => Effect.zipRight(forgetNotified(payload), Effect.ignore(notifications.notify(forgetChannel, payload)));
+        /** The key a `pwk_` token is, if it is one (the token is looked up by its SHA-256). */
+        const authenticate = (token) => Effect.gen(function* () {
+            const hash = sha256(token);
+            const now = yield* Clock.currentTimeMillis;
+            const known = trusted.trusted(hash, now);
+            if (known !== undefined)
+                return Option.some(known);
+            const rows = yield* sql `
+          SELECT id, environment_id, role,
+                 (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds') AS stale
+          FROM api_keys WHERE token_hash = ${hash} AND prefix = 'pwk'`.pipe(Effect.orDie);
+            const key = rows[0];
+            if (!key) {
+                trusted.forget(hash);
+                return Option.none();
+            }
+            // lastUsedAt has minute precision, so a busy key costs one write a minute, not one per request.
+            if (key.stale)
+                yield* sql `UPDATE api_keys SET last_used_at = now() WHERE id = ${key.id}`.pipe(Effect.orDie);
+            const identity = { keyId: key.id, environmentId: key.environment_id, role: key.role };
+            trusted.remember(hash, identity, now);
+            return Option.some(identity);
+        });
+        const list = (environmentId, cursor, limit) => Effect.gen(function* () {
+            const after = yield* decodeCursor(cursor);
+            const rows = yield* sql `
+          SELECT id, name, prefix, role, token_start, created_at, last_used_at, consumed_at FROM api_keys
+          WHERE environment_id = ${environmentId} ${after === undefined ? sql `` : sql `AND id < ${after}`}
+          ORDER BY id DESC LIMIT ${limit + 1}`.pipe(Effect.orDie);
+            const p = page(rows, limit);
+            return { items: p.items.map(toApiKey), nextCursor: p.nextCursor };
+        }).pipe(Effect.withSpan("ApiKeys.list"));
+        const create = (actor, environmentId, key) => Effect.gen(function* () {
+            const token = generate(key.prefix);
+            const createdBy = actor._tag === "User" ? actor.userId : null;
+            const rows = yield* sql `
+          INSERT INTO api_keys (id, environment_id, name, prefix, role, token_hash, token_start, created_by)
+          VALUES (${uuidv7()}, ${environmentId}, ${key.name}, ${key.prefix}, ${key.role}, ${sha256(token)},
+                  ${tokenStart(token)}, ${createdBy})
+          RETURNING id, created_at`;
+            const row = rows[0];
+            // Only names and roles go to the audit log: never the token or its hash.
+            yield* audit.record({
+                environmentId,
+                actor,
+                action: "api_key.created",
+                targetType: "api_key",
+                targetId: row.id,
+                metadata: { name: key.name, prefix: key.prefix, role: key.role }
+            });
+            return { id: row.id, name: key.name, prefix: key.prefix, role: key.role, token, createdAt: row.created_at };
+        }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("ApiKeys.create"));
+        /** Deletes the key; this instance stops trusting it at once, so it answers 401 from now on. */
+        const remove = (actor, environmentId, keyId) => Effect.gen(function* () {
+            if (!isUuid(keyId))
+                return yield* Effect.fail(NotFound.of("API key"));
+            const rows = yield* sql `
+          DELETE FROM api_keys WHERE id = ${keyId} AND environment_id = ${environmentId} RETURNING name, prefix`;
+            const row = rows[0];
+            if (!row)
+                return yield* Effect.fail(NotFound.of("API key"));
+            yield* audit.record({
+                environmentId,
+                actor,
+                action: "api_key.deleted",
+                targetType: "api_key",
+                targetId: keyId,
+                metadata: { name: row.name, prefix: row.prefix }
+            });
+        }).pipe(sql.withTransaction, 
+        // After the commit: a request verifying the key before it would trust it again.
+        Effect.zipLeft(announce(`key:${keyId}`)), Effect.catchTag("SqlError", Effect.die), Effect.withSpan("ApiKeys.remove"));
+        /** The environment's keys are gone (deleted with it): this instance stops trusting them at once. */
+        const forgetEnvironment = (environmentId) => announce(`environment:${environmentId}`);
+        return { list, create, remove, authenticate, forgetEnvironment };
+    }),
+    dependencies: [AuditLog.Default]
+}) {
+}
+//# sourceMappingURL=ApiKeys.js.map

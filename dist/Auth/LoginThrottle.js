@@ -1,0 +1,32 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+/** After this many failures within the window, the email is locked for `lockSeconds`. */
+export const maxFailures = 5;
+const windowSeconds = 15 * 60;
+const lockSeconds = 15 * 60;
+/**
+ * Login throttling per email, kept in the database so every instance sees the
+ * same count. Unknown emails are throttled too, so 429 reveals nothing.
+ */
+export class LoginThrottle extends Effect.Service()("Auth/LoginThrottle", {
+    effect: Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient;
+        const isLocked = (email) => sql `
+        SELECT locked_until IS NOT NULL AND locked_until > now() AS locked
+        FROM login_failures WHERE email = ${email}`.pipe(Effect.map((rows) => rows[0]?.locked === true), Effect.orDie);
+        const recordFailure = (email) => sql `
+        INSERT INTO login_failures (email, failures, window_started_at) VALUES (${email}, 1, now())
+        ON CONFLICT (email) DO UPDATE SET
+          failures = CASE WHEN login_failures.window_started_at < now() - make_interval(secs => ${windowSeconds})
+                          THEN 1 ELSE login_failures.failures + 1 END,
+          window_started_at = CASE WHEN login_failures.window_started_at < now() - make_interval(secs => ${windowSeconds})
+                          THEN now() ELSE login_failures.window_started_at END,
+          locked_until = CASE WHEN login_failures.window_started_at >= now() - make_interval(secs => ${windowSeconds})
+                               AND login_failures.failures + 1 >= ${maxFailures}
+                          THEN now() + make_interval(secs => ${lockSeconds}) ELSE login_failures.locked_until END`.pipe(Effect.asVoid, Effect.orDie);
+        const reset = (email) => sql `DELETE FROM login_failures WHERE email = ${email}`.pipe(Effect.asVoid, Effect.orDie);
+        return { isLocked, recordFailure, reset };
+    })
+}) {
+}
+//# sourceMappingURL=LoginThrottle.js.map

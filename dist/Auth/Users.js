@@ -1,0 +1,28 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as Schema from "effect/Schema";
+import { uuidv7 } from "../Crypto/Ids.js";
+export class User extends Schema.Class("User")({
+    id: Schema.UUID,
+    email: Schema.String,
+    createdAt: Schema.Date
+}) {
+}
+export const toUser = (row) => new User({ id: row.id, email: row.email, createdAt: row.created_at });
+/** Users repository. Emails are stored trimmed and lower-cased. */
+export class Users extends Effect.Service()("Auth/Users", {
+    effect: Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient;
+        /** Inserts the user; `None` when the email is taken. */
+        const insert = (email, passwordHash) => sql `
+        INSERT INTO users (id, email, password_hash) VALUES (${uuidv7()}, ${email}, ${passwordHash})
+        ON CONFLICT (email) DO NOTHING
+        RETURNING id, email, created_at`.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toUser)), Effect.orDie, Effect.withSpan("Users.insert"));
+        const findByEmail = (email) => sql `SELECT id, email, password_hash, created_at FROM users WHERE email = ${email}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie);
+        const findById = (id) => sql `SELECT id, email, created_at FROM users WHERE id = ${id}`.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toUser)), Effect.orDie);
+        return { insert, findByEmail, findById };
+    })
+}) {
+}
+//# sourceMappingURL=Users.js.map

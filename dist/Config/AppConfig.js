@@ -1,0 +1,117 @@
+import * as Config from "effect/Config";
+import * as ConfigError from "effect/ConfigError";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
+import * as Redacted from "effect/Redacted";
+import * as Schema from "../Db/Schema.js";
+import { DevSecrets } from "./DevSecrets.js";
+export class AppConfig extends Context.Tag("App/Config")() {
+}
+const originOf = (url) => {
+    try {
+        return new URL(url).origin;
+    }
+    catch {
+        return url;
+    }
+};
+const csv = (name) => Config.string(name).pipe(Config.withDefault(""), Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0).map(originOf)));
+export const config = Effect.gen(function* () {
+    const nodeEnv = yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"));
+    const production = nodeEnv === "production";
+    const port = yield* Config.port("PORT").pipe(Config.withDefault(3000), Config.withDescription("HTTP port"));
+    const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"), Config.withDescription("bind address"));
+    const databaseUrl = yield* Config.redacted("DATABASE_URL").pipe(Config.withDescription("Postgres URL; unset = embedded Postgres (PGlite) in DATA_DIR"), Config.option, 
+    // An empty DATABASE_URL means "unset", as shells and compose files often pass it.
+    Config.map(Option.filter((url) => Redacted.value(url).trim().length > 0)));
+    const databasePreparedStatements = yield* Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true));
+    const databaseSchema = yield* Config.string("DATABASE_SCHEMA").pipe(Config.withDefault(Schema.defaultSchema), Config.withDescription("the Postgres schema of every table"), Config.validate({ message: "a lower-case Postgres identifier (letters, digits, _)", validation: (s) => Schema.isValid(s) }));
+    const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault("./.data"));
+    const publicUrlSet = yield* Config.string("PUBLIC_URL").pipe(Config.withDescription("the origin browsers use to reach the service; default http://localhost:PORT"), Config.option);
+    const publicUrl = Option.getOrElse(publicUrlSet, () => `http://localhost:${port}`);
+    // Without PUBLIC_URL the service is reached on this machine, under whichever
+    // loopback spelling the user copies (the log prints 127.0.0.1, the default is localhost).
+    const loopbackOrigins = Option.isNone(publicUrlSet)
+        ? [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`]
+        : [];
+    const allowedOrigins = [...(yield* csv("ALLOWED_ORIGINS")), ...loopbackOrigins];
+    const jwtSecretOpt = yield* Config.redacted("JWT_SECRET").pipe(Config.option);
+    const secretsKeyOpt = yield* Config.redacted("SECRETS_KEY").pipe(Config.option);
+    const secretsKeyPrevious = yield* Config.string("SECRETS_KEY_PREVIOUS").pipe(Config.withDefault(""), Config.withDescription("comma-separated older SECRETS_KEY values, still accepted for opening"), Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0).map(Redacted.make)));
+    const cookieSecure = yield* Config.boolean("COOKIE_SECURE").pipe(Config.withDefault(production));
+    const webhookAllowPrivateNetworks = yield* Config.boolean("WEBHOOK_ALLOW_PRIVATE_NETWORKS").pipe(Config.withDefault(false));
+    const workerOfflineAfterSeconds = yield* Config.integer("WORKER_OFFLINE_AFTER_SECONDS").pipe(Config.withDefault(30));
+    const claimTimeoutSeconds = yield* Config.integer("CLAIM_TIMEOUT_SECONDS").pipe(Config.withDefault(30));
+    const webhookConcurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(64));
+    const webhookLeaseSeconds = yield* Config.integer("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(30));
+    const shutdownTimeoutSeconds = yield* Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10));
+    const secretsMissing = Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt);
+    if (production && secretsMissing) {
+        return yield* Effect.fail(ConfigError.MissingData([], "NODE_ENV=production requires JWT_SECRET and SECRETS_KEY to be set"));
+    }
+    // A shared database is shared by instances that must sign and seal with the
+    // same keys; keys generated on one machine's disk would differ on the next.
+    // Storing generated keys in the database beside the data they protect would
+    // defeat encryption at rest, so they are required instead (README: Configuration).
+    if (Option.isSome(databaseUrl) && secretsMissing) {
+        return yield* Effect.fail(ConfigError.MissingData([], "DATABASE_URL requires JWT_SECRET and SECRETS_KEY: every instance on one database must use the same keys. " +
+            "Generate them once (openssl rand -base64 48; openssl rand -base64 32) and give them to every instance."));
+    }
+    // On the embedded database (one process, see Db/DataDirLock), missing secrets
+    // are generated once into DATA_DIR so a restart keeps sessions and encrypted
+    // webhook secrets readable.
+    const dev = Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt)
+        ? yield* DevSecrets.loadOrCreate(dataDir)
+        : undefined;
+    const jwtSecret = Option.getOrElse(jwtSecretOpt, () => dev.jwtSecret);
+    const secretsKey = Option.getOrElse(secretsKeyOpt, () => dev.secretsKey);
+    return {
+        port,
+        host,
+        databaseUrl,
+        databasePreparedStatements,
+        databaseSchema,
+        dataDir,
+        publicUrl: originOf(publicUrl),
+        allowedOrigins,
+        jwtSecret,
+        secretsKey,
+        secretsKeyPrevious,
+        cookieSecure,
+        production,
+        webhookAllowPrivateNetworks,
+        workerOfflineAfterSeconds,
+        claimTimeoutSeconds,
+        webhookConcurrency,
+        webhookLeaseSeconds,
+        shutdownTimeoutSeconds
+    };
+});
+/** Reads the configuration from the environment (`ConfigProvider`). */
+export const layer = Layer.effect(AppConfig, config);
+/** A fixed configuration, for tests and embedding programs. */
+export const layerWith = (overrides = {}) => Layer.succeed(AppConfig, {
+    port: 0,
+    host: "127.0.0.1",
+    databaseUrl: Option.none(),
+    databasePreparedStatements: true,
+    databaseSchema: Schema.defaultSchema,
+    dataDir: "./.data",
+    publicUrl: "http://localhost:3000",
+    allowedOrigins: [],
+    jwtSecret: Redacted.make("test-jwt-secret-test-jwt-secret-0123456789"),
+    secretsKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
+    secretsKeyPrevious: [],
+    cookieSecure: false,
+    production: false,
+    webhookAllowPrivateNetworks: false,
+    workerOfflineAfterSeconds: 30,
+    claimTimeoutSeconds: 30,
+    webhookConcurrency: 64,
+    webhookLeaseSeconds: 30,
+    shutdownTimeoutSeconds: 10,
+    ...overrides
+});
+//# sourceMappingURL=AppConfig.js.map

@@ -1,0 +1,106 @@
+import { FetchHttpClient, HttpMiddleware } from "@effect/platform";
+import * as OtlpMetrics from "@effect/opentelemetry/OtlpMetrics";
+import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization";
+import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer";
+import * as Config from "effect/Config";
+import * as Effect from "effect/Effect";
+import * as FiberRef from "effect/FiberRef";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
+import * as Redacted from "effect/Redacted";
+import * as Metrics from "../Observability/Metrics.js";
+/** `k=v,k2=v2` with URL-encoded values, as the OpenTelemetry variables write them. */
+const pairs = (raw) => {
+    const out = {};
+    for (const part of raw.split(",")) {
+        const at = part.indexOf("=");
+        if (at <= 0)
+            continue;
+        const key = part.slice(0, at).trim();
+        try {
+            out[key] = decodeURIComponent(part.slice(at + 1).trim());
+        }
+        catch {
+            out[key] = part.slice(at + 1).trim();
+        }
+    }
+    return out;
+};
+const optionalString = (name) => Config.string(name).pipe(Config.option, Config.map(Option.filter((s) => s.trim().length > 0)));
+const signalUrl = (base, specific, exporter, path) => exporter.trim().toLowerCase() === "none"
+    ? Option.none()
+    : Option.orElse(specific, () => Option.map(base, (url) => `${url.replace(/\/+$/, "")}${path}`));
+export const config = Config.all({
+    tracing: Config.boolean("TRACING").pipe(Config.withDefault(false), Config.withDescription("Build Effect spans (for an OpenTelemetry exporter the host installs)")),
+    metrics: Config.boolean("METRICS_ENABLED").pipe(Config.withDefault(true)),
+    disabled: Config.boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false)),
+    endpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    tracesEndpoint: optionalString("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+    metricsEndpoint: optionalString("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
+    tracesExporter: Config.string("OTEL_TRACES_EXPORTER").pipe(Config.withDefault("otlp")),
+    metricsExporter: Config.string("OTEL_METRICS_EXPORTER").pipe(Config.withDefault("otlp")),
+    headers: Config.redacted("OTEL_EXPORTER_OTLP_HEADERS").pipe(Config.withDefault(Redacted.make(""))),
+    protocol: Config.literal("http/protobuf", "http/json")("OTEL_EXPORTER_OTLP_PROTOCOL").pipe(Config.withDefault("http/protobuf")),
+    serviceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("pipeline-trigger-service")),
+    attributes: Config.string("OTEL_RESOURCE_ATTRIBUTES").pipe(Config.withDefault("")),
+    tracesIntervalMillis: Config.integer("OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5000)),
+    metricsIntervalMillis: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(Config.withDefault(60_000))
+}).pipe(Config.map((c) => {
+    const base = c.disabled ? Option.none() : c.endpoint;
+    const tracesUrl = c.disabled ? Option.none() : signalUrl(base, c.tracesEndpoint, c.tracesExporter, "/v1/traces");
+    const metricsUrl = c.disabled || !c.metrics
+        ? Option.none()
+        : signalUrl(base, c.metricsEndpoint, c.metricsExporter, "/v1/metrics");
+    return {
+        tracing: c.tracing || Option.isSome(tracesUrl),
+        metrics: c.metrics,
+        tracesUrl,
+        metricsUrl,
+        headers: Redacted.make(pairs(Redacted.value(c.headers))),
+        protocol: c.protocol,
+        serviceName: c.serviceName,
+        attributes: pairs(c.attributes),
+        tracesIntervalMillis: c.tracesIntervalMillis,
+        metricsIntervalMillis: c.metricsIntervalMillis
+    };
+}));
+/**
+ * Tracing off (the default) costs nothing: with no exporter the spans would
+ * go nowhere, yet every `Effect.withSpan` and every SQL statement (which
+ * @effect/sql wraps in a `sql.execute` span with attributes) still builds
+ * one: measurable CPU on the hot routes. Off, the HTTP server's tracer
+ * middleware is skipped as well: it would parse the URL and redact the
+ * headers of every request for a span nobody records. On with an OTLP
+ * endpoint: every request, statement and webhook attempt is a span, batched
+ * to the collector (flushed at shutdown).
+ */
+export const layerWith = (telemetry) => {
+    const resource = {
+        serviceName: telemetry.serviceName,
+        attributes: { ...telemetry.attributes, "service.name": telemetry.serviceName }
+    };
+    const headers = Redacted.value(telemetry.headers);
+    const exporters = Layer.mergeAll(Option.match(telemetry.tracesUrl, {
+        onNone: () => Layer.empty,
+        onSome: (url) => OtlpTracer.layer({ url, resource, headers, exportInterval: telemetry.tracesIntervalMillis, shutdownTimeout: "3 seconds" })
+    }), Option.match(telemetry.metricsUrl, {
+        onNone: () => Layer.empty,
+        onSome: (url) => OtlpMetrics.layer({ url, resource, headers, exportInterval: telemetry.metricsIntervalMillis, shutdownTimeout: "3 seconds" })
+    })).pipe(Layer.provide(telemetry.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf), Layer.provide(FetchHttpClient.layer));
+    const switches = Layer.effectDiscard(Effect.sync(() => Metrics.setEnabled(telemetry.metrics)));
+    if (!telemetry.tracing) {
+        return Layer.mergeAll(switches, Layer.setTracerEnabled(false), Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true), exporters);
+    }
+    return Layer.merge(switches, exporters);
+};
+export const layer = Layer.unwrapEffect(Effect.map(config, layerWith));
+/**
+ * A span for the hot paths (every run transition, statement and delivery),
+ * built only when tracing is on. Off, `Effect.withSpan` still makes a no-op
+ * span and threads it through the context (and builds a `new Error()` for
+ * the call site unless told not to): measurable at hundreds of calls a second.
+ */
+export const hotSpan = (name, attributes) => (self) => Effect.withFiberRuntime((fiber) => fiber.getFiberRef(FiberRef.currentTracerEnabled)
+    ? Effect.withSpan(self, name, attributes === undefined ? { captureStackTrace: false } : { captureStackTrace: false, attributes })
+    : self);
+//# sourceMappingURL=Tracing.js.map

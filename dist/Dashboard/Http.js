@@ -1,0 +1,13 @@
+import { HttpApiBuilder } from "@effect/platform";
+import * as Effect from "effect/Effect";
+import { Api } from "../Api.js";
+import { Dashboard } from "./Dashboard.js";
+import { RunSeries } from "./RunSeries.js";
+export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) => Effect.gen(function* () {
+    const dashboard = yield* Dashboard;
+    const runSeries = yield* RunSeries;
+    return handlers
+        .handle("overview", ({ path }) => dashboard.overview(path.envId))
+        .handle("runSeries", ({ path, urlParams }) => runSeries.series(path.envId, urlParams));
+}));
+//# sourceMappingURL=Http.js.map

@@ -1,0 +1,66 @@
+import * as PgClient from "@effect/sql-pg/PgClient";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
+import * as Redacted from "effect/Redacted";
+import { SqlError } from "@effect/sql/SqlError";
+import Pg from "pg";
+import * as path from "node:path";
+import { AppConfig } from "../Config/AppConfig.js";
+import { Notifications } from "./Notifications.js";
+import * as PoolStats from "./PoolStats.js";
+import * as PgliteClient from "./PgliteClient.js";
+import { preparingClient } from "./PreparedStatements.js";
+import { migrate } from "./Migrations.js";
+import * as Schema from "./Schema.js";
+const connectTimeout = Duration.seconds(5);
+/**
+ * The `pg` pool `@effect/sql-pg`'s own constructor would make, except for the
+ * client class: with `preparedStatements`, parameterized statements are named
+ * and prepared once per connection (see `PreparedStatements`).
+ */
+const pool = (url, preparedStatements, schema) => Effect.acquireRelease(Effect.sync(() => {
+    const pool = new Pg.Pool({
+        connectionString: Redacted.value(url),
+        max: 20,
+        connectionTimeoutMillis: Duration.toMillis(connectTimeout),
+        idleTimeoutMillis: 30_000,
+        application_name: "pipeline-trigger-service",
+        // Every connection of our own pool sees our schema first (see Schema.ts).
+        options: `-c search_path=${Schema.searchPath(schema)}`,
+        ...(preparedStatements ? { Client: preparingClient() } : {})
+    });
+    // An idle connection's error (server restart) is the pool's to handle: it drops the client.
+    pool.on("error", () => { });
+    PoolStats.track(pool);
+    return pool;
+}), (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1000), Effect.ensuring(Effect.sync(() => PoolStats.untrack(pool))))).pipe(Effect.tap((pool) => Effect.tryPromise({
+    try: () => pool.query("SELECT 1"),
+    catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+}).pipe(Effect.timeoutFail({
+    duration: connectTimeout,
+    onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+}))));
+/**
+ * A real Postgres server through `@effect/sql-pg`, plus LISTEN/NOTIFY. The
+ * tables live in `options.schema` (default `pipeline_triggers`), created here
+ * before anything else runs.
+ */
+export const layerPg = (url, options = {}) => Layer.effect(Notifications, Effect.map(PgClient.PgClient, (pg) => Notifications.of({
+    listen: pg.listen,
+    // Not `pg.notify`: it sends `NOTIFY channel, $1`, which cannot be a parameterized
+    // (prepared) statement; the function form can, and goes through the same pool.
+    notify: (channel, payload) => Effect.asVoid(pg `SELECT pg_notify(${channel}, ${payload})`)
+}))).pipe(Layer.provideMerge(PgClient.layerFromPool({
+    acquire: pool(url, options.preparedStatements ?? true, options.schema ?? Schema.defaultSchema)
+}).pipe(Layer.tap((ctx) => Schema.prepare(options.schema ?? Schema.defaultSchema).pipe(Effect.provide(ctx))))));
+/**
+ * The database the configuration names: `DATABASE_URL` when set, otherwise an
+ * embedded Postgres persisted under `DATA_DIR/pg`. Migrations run on both.
+ */
+export const layer = Layer.unwrapEffect(Effect.map(AppConfig, (config) => Option.match(config.databaseUrl, {
+    onNone: () => PgliteClient.layer(path.join(config.dataDir, "pg"), config.databaseSchema),
+    onSome: (url) => layerPg(url, { preparedStatements: config.databasePreparedStatements, schema: config.databaseSchema })
+}))).pipe(Layer.tap((ctx) => migrate.pipe(Effect.provide(ctx))));
+//# sourceMappingURL=Database.js.map

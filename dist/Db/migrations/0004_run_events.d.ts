@@ -1,0 +1,18 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+/**
+ * The stored run timeline: one row per transition, written in the statement
+ * that makes the transition (see `Runs/RunTimeline`), so it survives restarts
+ * and never disagrees with the run.
+ *
+ * `id` is the cursor of the live event stream (SSE `id:`). Ids are taken
+ * before commit, so a row with a smaller id can become visible after one with
+ * a larger id; `tx` (the writing transaction) lets a reader take only rows of
+ * transactions that have all finished (`tx < pg_snapshot_xmin(...)`) and walk
+ * them in `(tx, id)` order, so no row ever appears behind a cursor already
+ * handed out. `worker_id` has no foreign key: the timeline keeps naming a
+ * worker after it is deleted.
+ */
+declare const _default: Effect.Effect<void, import("@effect/sql/SqlError").SqlError, SqlClient.SqlClient>;
+export default _default;
+//# sourceMappingURL=0004_run_events.d.ts.map

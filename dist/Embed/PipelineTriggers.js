@@ -1,0 +1,145 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import * as ParseResult from "effect/ParseResult";
+import * as Redacted from "effect/Redacted";
+import * as Schema from "effect/Schema";
+import * as Stream from "effect/Stream";
+import { ApiKeys } from "../ApiKeys/ApiKeys.js";
+import { CurrentActor } from "../Auth/Security.js";
+import { uuidv7 } from "../Crypto/Ids.js";
+import { NotFound, ValidationError } from "../Domain/Errors.js";
+import { terminalStatuses, toRun } from "../Runs/Run.js";
+import { RunsRepo } from "../Runs/RunsRepo.js";
+import { RunEvents } from "../Scheduler/RunEvents.js";
+import { RunRequests } from "../Runs/RunRequests.js";
+import { Workspaces } from "../Tenancy/Workspaces.js";
+import { CreateTrigger, JsonInput } from "../Triggers/Api.js";
+import { Triggers } from "../Triggers/Triggers.js";
+import { Workers } from "../Workers/Workers.js";
+import { PipelineTriggersConfig } from "./Config.js";
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Schema failures as the API's 400: every invalid field named. */
+const toValidationError = (error) => {
+    const fieldErrors = {};
+    const formErrors = [];
+    for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+        const field = issue.path[0];
+        if (field === undefined)
+            formErrors.push(issue.message);
+        else
+            (fieldErrors[String(field)] ??= []).push(issue.message);
+    }
+    return ValidationError.fields_(fieldErrors, formErrors);
+};
+/**
+ * The scheduler's typed services for an embedding Effect program: create
+ * environments and triggers, start runs, read them, and follow terminal runs
+ * as a `Stream`. Every call acts as the configured principal (see
+ * `principalEmail`), with the same validation, audit records and scheduling
+ * as the HTTP API.
+ */
+export class PipelineTriggers extends Effect.Service()("PipelineTriggers/PipelineTriggers", {
+    effect: Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient;
+        const config = yield* PipelineTriggersConfig;
+        const workspaces = yield* Workspaces;
+        const triggers = yield* Triggers;
+        const runs = yield* RunsRepo;
+        const runRequests = yield* RunRequests;
+        const events = yield* RunEvents;
+        const apiKeys = yield* ApiKeys;
+        const workers = yield* Workers;
+        // The password hash is not a scrypt string, so no password ever verifies against it.
+        const principal = yield* Effect.cached(sql `
+        WITH inserted AS (
+          INSERT INTO users (id, email, password_hash) VALUES (${uuidv7()}, ${config.principalEmail}, '!')
+          ON CONFLICT (email) DO NOTHING RETURNING id
+        )
+        SELECT id FROM inserted UNION ALL SELECT id FROM users WHERE email = ${config.principalEmail}`.pipe(Effect.map((rows) => ({ _tag: "User", userId: rows[0].id, sessionHash: "" })), Effect.orDie));
+        const asPrincipal = (effect) => Effect.flatMap(principal, (actor) => Effect.provideService(effect, CurrentActor, actor));
+        /** A new workspace (named like the environment unless `workspace` is given) with one environment. */
+        const createEnvironment = (name, options = {}) => Effect.gen(function* () {
+            const actor = yield* principal;
+            const userId = actor._tag === "User" ? actor.userId : "";
+            const workspace = yield* workspaces.create(userId, options.workspace ?? name);
+            const environment = yield* workspaces.createEnvironment(userId, workspace.id, name).pipe(Effect.orDie);
+            return { workspaceId: workspace.id, environmentId: environment.id, name };
+        }).pipe(Effect.withSpan("PipelineTriggers.createEnvironment"));
+        const createTrigger = (environmentId, fields) => Schema.decodeUnknown(CreateTrigger)(fields).pipe(Effect.mapError(toValidationError), Effect.flatMap((input) => asPrincipal(triggers.create(environmentId, input))));
+        const getTrigger = (triggerId) => asPrincipal(triggers.get(triggerId));
+        /** A new queued run, assigned at once when a worker is online. `input` defaults to the trigger's. */
+        const startRun = (triggerId, options = {}) => Effect.gen(function* () {
+            const trigger = uuidPattern.test(triggerId) ? yield* runs.findTrigger(triggerId) : undefined;
+            if (trigger === undefined)
+                return yield* Effect.fail(NotFound.of("trigger"));
+            const input = "input" in options
+                ? { value: yield* Schema.decodeUnknown(JsonInput)(options.input).pipe(Effect.mapError(toValidationError)) }
+                : undefined;
+            const actor = yield* principal;
+            // As over HTTP: a worker's waiting claim poll may be handed the run at once.
+            const created = yield* runRequests.request(trigger.id, trigger.environment_id, {
+                input,
+                idempotencyKey: options.idempotencyKey,
+                actor
+            });
+            if (created === undefined)
+                return yield* Effect.fail(NotFound.of("trigger"));
+            return toRun(created.run);
+        }).pipe(Effect.withSpan("PipelineTriggers.startRun"));
+        const getRun = (runId) => (uuidPattern.test(runId) ? sql `SELECT * FROM runs WHERE id = ${runId}`.pipe(Effect.orDie) : Effect.succeed([])).pipe(Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(NotFound.of("run")) : Effect.succeed(toRun(rows[0]))));
+        /** Newest first, at most `limit` (default 50). */
+        const listRuns = (filter = {}) => runs.list({
+            triggerId: filter.triggerId,
+            environmentId: filter.environmentId,
+            status: filter.status,
+            limit: filter.limit ?? 50
+        }).pipe(Effect.map((rows) => rows.slice(0, filter.limit ?? 50).map(toRun)));
+        /** Every run that reaches a terminal state on this instance, from when the stream starts. */
+        const terminalRuns = events.terminal;
+        /**
+         * Subscribes now and answers the stream of terminal runs: unlike
+         * `terminalRuns`, no run ending between this call and the first pull is missed.
+         */
+        const subscribeTerminalRuns = Effect.map(events.subscribe, (queue) => Stream.fromQueue(queue));
+        /**
+         * The run once it is terminal: at once when it already is, else when this
+         * instance records its end. (Subscribes before looking, so nothing slips between.)
+         */
+        const awaitTerminal = (runId) => Effect.scoped(Effect.gen(function* () {
+            const subscription = yield* events.subscribe;
+            const current = yield* getRun(runId);
+            if (terminalStatuses.includes(current.status))
+                return current;
+            while (true) {
+                const run = yield* subscription.take;
+                if (run.id === current.id)
+                    return run;
+            }
+        }));
+        /** A single-use `wrk_` token for `pipeline-worker --registration-token` or the worker SDK. */
+        const mintRegistrationToken = (environmentId, name = "embedded worker registration") => Effect.flatMap(principal, (actor) => apiKeys.create(actor, environmentId, { name, prefix: "wrk", role: null })).pipe(Effect.map((key) => key.token));
+        /** A `pwk_` API key acting with `role` in the environment, for scripts calling the mounted HTTP API. */
+        const mintApiKey = (environmentId, role = "operator", name = "embedded API key") => Effect.flatMap(principal, (actor) => apiKeys.create(actor, environmentId, { name, prefix: "pwk", role })).pipe(Effect.map((key) => key.token));
+        /** Registers a worker in the environment: its id and `wkt_` token (for the SDK's `credentials`). */
+        const registerWorker = (environmentId, label) => Effect.gen(function* () {
+            const registration = yield* workers.register(yield* mintRegistrationToken(environmentId), label).pipe(Effect.orDie);
+            return { workerId: registration.worker.id, token: Redacted.make(registration.token) };
+        });
+        return {
+            createEnvironment,
+            createTrigger,
+            getTrigger,
+            startRun,
+            getRun,
+            listRuns,
+            terminalRuns,
+            subscribeTerminalRuns,
+            awaitTerminal,
+            mintRegistrationToken,
+            mintApiKey,
+            registerWorker
+        };
+    })
+}) {
+}
+//# sourceMappingURL=PipelineTriggers.js.map

@@ -1,0 +1,33 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform";
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import { ServiceUnavailable } from "../Domain/Errors.js";
+import { Api } from "../Api.js";
+import { Readiness } from "./Readiness.js";
+/** The readiness answer: undefined when ready, else the 503 to send. */
+const notReady = Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const readiness = yield* Readiness;
+    const why = yield* readiness.check(sql);
+    return why === undefined ? undefined : new ServiceUnavailable({ error: `not ready: ${why}` });
+});
+export const HealthLive = HttpApiBuilder.group(Api, "health", (handlers) => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const context = yield* Effect.context();
+    return handlers
+        .handle("health", () => sql `SELECT 1`.pipe(Effect.timeout("2 seconds"), Effect.as({ status: "ok" }), Effect.catchAll(() => Effect.fail(ServiceUnavailable.default))))
+        .handle("live", () => Effect.succeed({ status: "ok" }))
+        .handle("ready", () => Effect.flatMap(Effect.provide(notReady, context), (error) => error === undefined ? Effect.succeed({ status: "ready" }) : Effect.fail(error)));
+}));
+/**
+ * The probes at the root as well (`/health/live`, `/health/ready`), where
+ * orchestrators and load balancers look by default; same answers as under `/api/v1`.
+ */
+export const rootProbes = HttpApiBuilder.Router.use((router) => Effect.gen(function* () {
+    const context = yield* Effect.context();
+    yield* router.get("/health/live", HttpServerResponse.json({ status: "ok" }));
+    yield* router.get("/health/ready", Effect.flatMap(Effect.provide(notReady, context), (error) => error === undefined
+        ? HttpServerResponse.json({ status: "ready" })
+        : HttpServerResponse.json({ error: error.error }, { status: 503 })));
+}));
+//# sourceMappingURL=Http.js.map

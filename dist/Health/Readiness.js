@@ -1,0 +1,57 @@
+import * as Config from "effect/Config";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import { migrations } from "../Db/Migrations.js";
+/** Seconds the service keeps serving after SIGTERM with `/health/ready` at 503, so load balancers stop sending first. */
+export const shutdownDelaySeconds = Config.integer("SHUTDOWN_DELAY_SECONDS").pipe(Config.withDefault(0), Config.withDescription("after SIGTERM, keep serving this long with readiness at 503 before closing the port"));
+// The newest bundled migration: a database whose table lacks it is not this build's schema yet.
+const latestMigration = Math.max(...Object.keys(migrations).map((name) => Number.parseInt(name.slice(0, 4), 10)));
+/**
+ * Whether this instance should get traffic: the database answers, this
+ * build's migrations are applied, and no shutdown has begun (a SIGTERM flips
+ * `draining` before the port closes, see `drainOnSignal`).
+ */
+export class Readiness extends Effect.Service()("Health/Readiness", {
+    sync: () => {
+        let draining = false;
+        return {
+            markDraining: Effect.sync(() => {
+                draining = true;
+            }),
+            isDraining: Effect.sync(() => draining),
+            /** Why this instance is not ready, or undefined when it is. */
+            check: Effect.fnUntraced(function* (sql) {
+                if (draining)
+                    return "draining";
+                const rows = yield* sql `SELECT max(migration_id)::int AS latest FROM pts_migrations`.pipe(Effect.timeout("2 seconds"), Effect.option);
+                if (rows._tag === "None")
+                    return "database unreachable";
+                return (rows.value[0]?.latest ?? 0) >= latestMigration ? undefined : "migrations pending";
+            })
+        };
+    }
+}) {
+}
+/**
+ * SIGTERM/SIGINT mark the instance draining at once (the runtime's own
+ * handler starts the shutdown in the same tick). Built after the HTTP
+ * server, so its finalizer runs first on shutdown: it holds the server open
+ * for `SHUTDOWN_DELAY_SECONDS` while readiness answers 503.
+ */
+export const drainOnSignal = Layer.scopedDiscard(Effect.gen(function* () {
+    const readiness = yield* Readiness;
+    const delay = yield* shutdownDelaySeconds;
+    const onSignal = () => Effect.runSync(readiness.markDraining);
+    yield* Effect.acquireRelease(Effect.sync(() => {
+        process.once("SIGTERM", onSignal);
+        process.once("SIGINT", onSignal);
+    }), () => Effect.gen(function* () {
+        process.removeListener("SIGTERM", onSignal);
+        process.removeListener("SIGINT", onSignal);
+        if (delay > 0 && (yield* readiness.isDraining)) {
+            yield* Effect.logInfo("draining: readiness answers 503").pipe(Effect.annotateLogs({ delaySeconds: delay }));
+            yield* Effect.sleep(`${delay} seconds`);
+        }
+    }));
+}));
+//# sourceMappingURL=Readiness.js.map

@@ -1,0 +1,114 @@
+import { HttpApiBuilder, HttpApiError, HttpApiSchema, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform";
+import { SqlError } from "@effect/sql/SqlError";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as Schema from "effect/Schema";
+import { BadRequest, errorClasses, InternalError, NotFound, PayloadTooLarge, ServiceUnavailable, ValidationError } from "../Domain/Errors.js";
+/**
+ * Turns the builder's decode errors into our `{error, details}` 400 and every
+ * failure the API does not declare (unknown route, malformed JSON, oversized
+ * body, defects) into the contract's `{error}` bodies. It runs inside the API's
+ * error encoding, so the replacements are encoded like any declared error.
+ */
+export const toValidationError = (error) => {
+    const fieldErrors = {};
+    const formErrors = [];
+    for (const issue of error.issues) {
+        const head = issue.path[0];
+        if (head === undefined) {
+            formErrors.push(issue.message);
+        }
+        else {
+            const key = String(head);
+            (fieldErrors[key] ??= []).push(issue.message);
+        }
+    }
+    return ValidationError.fields_(fieldErrors, formErrors);
+};
+const connectionCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
+/** True when a SQL failure means "the database is unreachable" rather than a bug. */
+export const isUnavailable = (error) => {
+    let cause = error.cause;
+    for (let i = 0; i < 4 && cause; i++) {
+        if (connectionCodes.has(cause.code))
+            return true;
+        const message = String(cause.message ?? "");
+        if (/Connection terminated|connect ECONNREFUSED|Connection timed out|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(message)) {
+            return true;
+        }
+        cause = cause.cause;
+    }
+    return /Failed to acquire connection|Connection timed out/i.test(error.message);
+};
+const isBodyTooLarge = (defect) => {
+    let cause = defect;
+    for (let i = 0; i < 4 && cause; i++) {
+        if (/maxBytes|too large|exceeds/i.test(String(cause.message ?? "")))
+            return true;
+        cause = cause.cause;
+    }
+    return false;
+};
+/**
+ * Our error classes are rendered here rather than by the builder's encoder:
+ * they share one shape (`{error}`), which a schema union cannot tell apart,
+ * so the status comes from the instance's own class.
+ */
+const render = (error) => {
+    for (const ErrorClass of errorClasses) {
+        if (error instanceof ErrorClass) {
+            const body = Schema.encodeSync(ErrorClass)(error);
+            return Option.some(HttpServerResponse.unsafeJson(body, { status: HttpApiSchema.getStatusErrorAST(ErrorClass.ast) }));
+        }
+    }
+    return Option.none();
+};
+const respond = (error) => Option.match(render(error), { onNone: () => Effect.fail(error), onSome: Effect.succeed });
+export const translateCause = (cause) => translate(cause).pipe(Effect.catchAll(respond));
+const translate = (cause) => {
+    const failure = Cause.failureOption(cause);
+    if (Option.isSome(failure)) {
+        const error = failure.value;
+        if (error instanceof HttpApiError.HttpApiDecodeError)
+            return Effect.fail(toValidationError(error));
+        if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
+            return Effect.fail(new NotFound({ error: "route not found" }));
+        }
+        if (error instanceof SqlError)
+            return fromSqlError(error, cause);
+        return Effect.failCause(cause);
+    }
+    const defect = Cause.dieOption(cause);
+    if (Option.isSome(defect)) {
+        const error = defect.value;
+        if (HttpServerError.isServerError(error) && error._tag === "RequestError") {
+            if (isBodyTooLarge(error))
+                return Effect.fail(new PayloadTooLarge({ error: "request body over 1 MiB" }));
+            return Effect.fail(new BadRequest({ error: "malformed request body: expected valid JSON" }));
+        }
+        if (error instanceof SqlError)
+            return fromSqlError(error, cause);
+        return Effect.logError("unhandled defect", cause).pipe(Effect.zipRight(Effect.fail(InternalError.default)));
+    }
+    if (Cause.isInterruptedOnly(cause))
+        return Effect.failCause(cause);
+    return Effect.logError("unhandled failure", cause).pipe(Effect.zipRight(Effect.fail(InternalError.default)));
+};
+const fromSqlError = (error, cause) => isUnavailable(error)
+    ? Effect.logWarning("database unavailable").pipe(Effect.annotateLogs({ error: error.message })).pipe(Effect.zipRight(Effect.fail(ServiceUnavailable.default)))
+    : Effect.logError("database error", cause).pipe(Effect.zipRight(Effect.fail(InternalError.default)));
+/** Requests whose declared length is over 1 MiB are refused before reading. */
+export const maxBodyBytes = 1024 * 1024;
+// The builder types API middleware as infallible because it encodes failures
+// right after it; the replacements above are declared API errors, so they are
+// encoded there like any handler's error.
+export const layer = HttpApiBuilder.middleware((app) => Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const declared = Number(request.headers["content-length"] ?? 0);
+    if (declared > maxBodyBytes) {
+        return Effect.fail(new PayloadTooLarge({ error: "request body over 1 MiB" }));
+    }
+    // Bodies without a declared length (chunked) are cut off while reading.
+    return HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes));
+}).pipe(Effect.catchAllCause(translateCause)));
+//# sourceMappingURL=ErrorMiddleware.js.map

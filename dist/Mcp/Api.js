@@ -1,0 +1,78 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "@effect/platform";
+import * as Context from "effect/Context";
+import * as Schema from "effect/Schema";
+import { Forbidden, Unauthorized } from "../Domain/Errors.js";
+import { ErrorObject, Message, RequestId, Response } from "./JsonRpc.js";
+export class CurrentMcpGrant extends Context.Tag("Mcp/CurrentGrant")() {
+}
+/** `Authorization: Bearer mcp_…`, checked against the database on every request. */
+export class McpAuthentication extends HttpApiMiddleware.Tag()("Mcp/Authentication", {
+    failure: Unauthorized,
+    provides: CurrentMcpGrant,
+    security: {
+        mcpToken: HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(OpenApi.Description, "A trigger's `mcp_` token (`POST /triggers/{id}/rotate-mcp-token`)."))
+    }
+}) {
+}
+export class MethodNotAllowed extends Schema.Class("MethodNotAllowed")({ error: Schema.String }, HttpApiSchema.annotations({ status: 405, description: "No server-initiated stream: only POST is served" })) {
+}
+/** A message the endpoint cannot read (not JSON, not JSON-RPC 2.0, an unsupported protocol version). */
+const ProtocolError = Schema.Struct({
+    jsonrpc: Schema.Literal("2.0"),
+    id: Schema.NullOr(RequestId),
+    error: ErrorObject
+}).annotations({
+    identifier: "JsonRpcProtocolError",
+    ...HttpApiSchema.annotations({ status: 400 }),
+    description: "-32700 (not JSON) or -32600 (not a JSON-RPC 2.0 message, an unsupported MCP-Protocol-Version)"
+});
+/**
+ * The API-wide 400 (validation details) never comes from this endpoint: its
+ * 400 is the JSON-RPC error. The generic descriptions say what each status means here.
+ */
+const describeResponses = (operation) => {
+    const responses = operation.responses ?? {};
+    const describe = (status, description) => {
+        if (responses[status] !== undefined)
+            responses[status].description = description;
+    };
+    const media = responses["400"]?.content?.["application/json"];
+    if (media !== undefined)
+        media.schema = { $ref: "#/components/schemas/JsonRpcProtocolError" };
+    describe("200", "The JSON-RPC response: a result (for tools/call, a tool result, `isError: true` when the tool failed) or a JSON-RPC error");
+    describe("202", "Only notifications or client responses: accepted, no body");
+    describe("400", "Not JSON (-32700), not a JSON-RPC 2.0 message or an unsupported MCP-Protocol-Version header (-32600)");
+    describe("401", "No `mcp_` token, or one rotated away or of a deleted trigger");
+    describe("403", "An Origin header that is not an allowed origin (DNS rebinding protection)");
+    return operation;
+};
+const description = [
+    "The Model Context Protocol over Streamable HTTP (protocol revisions 2025-11-25, 2025-06-18 and 2025-03-26), for",
+    "AI agents: `initialize`, `ping`, `tools/list` and `tools/call`, answered as JSON. The `mcp_` token grants one",
+    "trigger: tools `describe_trigger`, `run_trigger`, `get_run`, `list_runs` and `wait_for_run`, acting as an operator",
+    "of the trigger's environment (audit actor type `mcp`). Tool failures are tool results with `isError: true`;",
+    "protocol failures are JSON-RPC errors. A notification (no `id`) answers 202 with no body. Rotating the token or",
+    "deleting the trigger makes the old token 401 at once."
+].join(" ");
+export class McpApi extends HttpApiGroup.make("mcp")
+    .add(HttpApiEndpoint.post("call", "/mcp")
+    .annotate(OpenApi.Summary, "MCP endpoint (Streamable HTTP)")
+    .annotate(OpenApi.Description, description)
+    .annotate(OpenApi.Transform, describeResponses)
+    .setPayload(Message)
+    .addSuccess(Response)
+    .addSuccess(HttpApiSchema.Empty(202))
+    .addError(ProtocolError)
+    .addError(Forbidden)
+    .middleware(McpAuthentication))
+    .add(HttpApiEndpoint.get("stream", "/mcp")
+    .annotate(OpenApi.Summary, "MCP server stream (not offered)")
+    .annotate(OpenApi.Description, "Always 405: this server sends no requests or notifications of its own, so it opens no SSE stream.")
+    .annotate(OpenApi.Transform, (operation) => {
+    // The builder's default 204 success is never answered here.
+    delete operation.responses?.["204"];
+    return operation;
+})
+    .addError(MethodNotAllowed)) {
+}
+//# sourceMappingURL=Api.js.map

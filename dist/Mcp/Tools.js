@@ -1,0 +1,180 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Data from "effect/Data";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as ParseResult from "effect/ParseResult";
+import * as Queue from "effect/Queue";
+import * as Schema from "effect/Schema";
+import { CurrentActor } from "../Auth/Security.js";
+import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js";
+import { Page } from "../Domain/Schemas.js";
+import { Run, terminalStatuses, toRun } from "../Runs/Run.js";
+import { RunRequests } from "../Runs/RunRequests.js";
+import { RunsRepo } from "../Runs/RunsRepo.js";
+import { RunEvents } from "../Scheduler/RunEvents.js";
+import { Policy } from "../Tenancy/Policy.js";
+import { TriggersRepo } from "../Triggers/TriggersRepo.js";
+import { defaultWaitSeconds, DescribeTriggerArgs, GetRunArgs, inputSchemaOf, ListRunsArgs, maxWaitSeconds, RunTriggerArgs, WaitForRunArgs } from "./ToolSchemas.js";
+/** A failure the agent should read (a tool result with `isError: true`), not a protocol error. */
+export class ToolFailure extends Data.TaggedError("ToolFailure") {
+}
+const encodeRun = Schema.encode(Run);
+const encodePage = Schema.encode(Page(Run));
+const isTerminal = (row) => terminalStatuses.includes(row.status);
+const runNotFound = new ToolFailure({ message: "run not found" });
+const formatIssues = (error) => ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message)
+    .join("; ");
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/**
+ * The tools of the MCP endpoint. Each reaches only the granted trigger and
+ * its runs (a run of another trigger is "run not found", as a missing one),
+ * through the same services and role checks as the REST API, with the caller
+ * as an operator of the trigger's environment (audit actor type `mcp`).
+ */
+export class McpTools extends Effect.Service()("Mcp/Tools", {
+    effect: Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient;
+        const triggers = yield* TriggersRepo;
+        const repo = yield* RunsRepo;
+        const runRequests = yield* RunRequests;
+        const runEvents = yield* RunEvents;
+        const policy = yield* Policy;
+        const findRun = (grant, runId) => sql `SELECT * FROM runs WHERE id = ${runId} AND trigger_id = ${grant.triggerId}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie);
+        const runResult = (row) => Effect.map(Effect.orDie(encodeRun(toRun(row))), (run) => run);
+        const describeTrigger = (grant) => Effect.gen(function* () {
+            yield* policy.requireRole(grant.environmentId, "viewer", "trigger");
+            const row = yield* triggers.findActive(grant.triggerId);
+            if (Option.isNone(row))
+                return yield* Effect.fail(new ToolFailure({ message: "trigger not found" }));
+            const t = row.value;
+            return {
+                id: t.id,
+                environmentId: t.environment_id,
+                name: t.name,
+                description: t.description,
+                defaultInput: t.input ?? null,
+                // No input schema is declared for triggers: any JSON input is passed to the worker as is.
+                inputSchema: null,
+                limits: {
+                    timeoutSeconds: t.timeout_seconds,
+                    heartbeatTimeoutSeconds: t.heartbeat_timeout_seconds,
+                    maxRetries: t.max_retries,
+                    waitForRunMaxSeconds: maxWaitSeconds
+                }
+            };
+        });
+        const runTrigger = (grant, args) => Effect.gen(function* () {
+            yield* policy.requireRole(grant.environmentId, "operator", "trigger");
+            const created = yield* runRequests.request(grant.triggerId, grant.environmentId, {
+                input: "input" in args ? { value: args.input } : undefined,
+                idempotencyKey: args.idempotencyKey,
+                actor: yield* CurrentActor
+            });
+            if (created === undefined)
+                return yield* Effect.fail(new ToolFailure({ message: "trigger not found" }));
+            return yield* runResult(created.run);
+        });
+        const getRun = (grant, args) => Effect.gen(function* () {
+            yield* policy.requireRole(grant.environmentId, "viewer", "trigger");
+            const row = yield* findRun(grant, args.runId);
+            if (row === undefined)
+                return yield* Effect.fail(runNotFound);
+            return yield* runResult(row);
+        });
+        const listRuns = (grant, args) => Effect.gen(function* () {
+            yield* policy.requireRole(grant.environmentId, "viewer", "trigger");
+            const before = yield* decodeCursor(args.cursor).pipe(Effect.mapError(() => new ToolFailure({ message: "cursor: invalid cursor" })));
+            const limit = args.limit ?? defaultLimit;
+            const rows = yield* repo.list({ triggerId: grant.triggerId, status: args.status, before, limit });
+            const result = page(rows.map(toRun), limit);
+            return (yield* Effect.orDie(encodePage(result)));
+        });
+        /**
+         * Wakes when this instance ends the run (RunEvents) and otherwise reads
+         * the run once a second: another instance may end it, and its event is
+         * published there only.
+         */
+        const waitForRun = (grant, args) => Effect.scoped(Effect.gen(function* () {
+            yield* policy.requireRole(grant.environmentId, "viewer", "trigger");
+            // Subscribed before the first read, so an end published in between is not missed.
+            const ended = yield* runEvents.subscribe;
+            const first = yield* findRun(grant, args.runId);
+            if (first === undefined)
+                return yield* Effect.fail(runNotFound);
+            const seconds = args.timeoutSeconds ?? defaultWaitSeconds;
+            if (isTerminal(first) || seconds === 0)
+                return yield* runResult(first);
+            const endedHere = Queue.take(ended).pipe(Effect.repeat({ until: (run) => run.id === first.id }));
+            const untilTerminal = Effect.race(endedHere, Effect.sleep(Duration.seconds(1))).pipe(Effect.zipRight(findRun(grant, first.id)), Effect.map((row) => row ?? first), Effect.repeat({ until: isTerminal }));
+            const last = yield* untilTerminal.pipe(Effect.timeout(Duration.seconds(seconds)), Effect.catchTag("TimeoutException", () => Effect.map(findRun(grant, first.id), (row) => row ?? first)));
+            return yield* runResult(last);
+        }));
+        const tool = (listing, schema, run) => ({
+            listing: { ...listing, inputSchema: inputSchemaOf(schema) },
+            call: (grant, args) => Schema.decodeUnknown(schema)(args ?? {}, { errors: "all", onExcessProperty: "ignore" }).pipe(Effect.mapError((error) => new ToolFailure({ message: `invalid arguments: ${formatIssues(error)}` })), Effect.flatMap((decoded) => run(grant, decoded)), 
+            // The services' HTTP errors (NotFound, Forbidden) become the tool's plain message.
+            Effect.mapError((error) => error instanceof ToolFailure ? error : new ToolFailure({ message: error.error })))
+        });
+        const tools = [
+            tool({
+                name: "describe_trigger",
+                title: "Describe the pipeline trigger",
+                description: "The pipeline trigger this connection may run: its name, description, the default input a run " +
+                    "gets when run_trigger is given none, and its limits (run timeout, heartbeat timeout, retries).",
+                annotations: readOnly
+            }, DescribeTriggerArgs, (grant) => describeTrigger(grant)),
+            tool({
+                name: "run_trigger",
+                title: "Start a pipeline run",
+                description: "Starts a new run of the pipeline and answers it (status `queued`; a worker picks it up). " +
+                    "Give `input` to override the trigger's default input. Pass an `idempotencyKey` to retry safely: a repeat " +
+                    "with the same key answers the first run instead of starting another. Then call wait_for_run with its id.",
+                annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+            }, RunTriggerArgs, runTrigger),
+            tool({
+                name: "get_run",
+                title: "Read a run",
+                description: "A run of this trigger by id: status (queued, assigned, claimed, running, succeeded, failed, " +
+                    "timed_out), timings, the worker's short message, error message, cost and input.",
+                annotations: readOnly
+            }, GetRunArgs, getRun),
+            tool({
+                name: "list_runs",
+                title: "List runs",
+                description: "Runs of this trigger, newest first, optionally only those in one `status`. `limit` is 1 to 200 " +
+                    "(50 by default); pass the answer's `nextCursor` as `cursor` for the next page (null: no more).",
+                annotations: readOnly
+            }, ListRunsArgs, listRuns),
+            tool({
+                name: "wait_for_run",
+                title: "Wait for a run to end",
+                description: `Waits up to \`timeoutSeconds\` (0 to ${maxWaitSeconds}, ${defaultWaitSeconds} by default) for a ` +
+                    "run of this trigger to end, and answers the run: ended when its status is succeeded, failed or timed_out; " +
+                    "otherwise the wait ran out and you may call wait_for_run again.",
+                annotations: readOnly
+            }, WaitForRunArgs, waitForRun)
+        ];
+        const byName = new Map(tools.map((t) => [t.listing.name, t]));
+        /** Every tool as `tools/list` shows it. */
+        const listings = tools.map((t) => t.listing);
+        /**
+         * Runs a tool as the grant's MCP actor; undefined when there is no tool of
+         * that name (a protocol error). Failures are results with `isError: true`.
+         */
+        const call = (grant, name, args) => {
+            const found = byName.get(name);
+            if (found === undefined)
+                return undefined;
+            const actor = { _tag: "Mcp", triggerId: grant.triggerId, environmentId: grant.environmentId, role: "operator" };
+            return found.call(grant, args).pipe(Effect.map((value) => ({
+                content: [{ type: "text", text: JSON.stringify(value, null, 2) }],
+                structuredContent: value
+            })), Effect.catchTag("ToolFailure", (failure) => Effect.succeed({ content: [{ type: "text", text: failure.message }], isError: true })), Effect.provideService(CurrentActor, actor), Effect.withSpan("Mcp.tool", { attributes: { tool: name } }), Effect.annotateLogs({ tool: name, triggerId: grant.triggerId }));
+        };
+        return { listings, call };
+    })
+}) {
+}
+//# sourceMappingURL=Tools.js.map

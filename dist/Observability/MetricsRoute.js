@@ -1,0 +1,97 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform";
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Config from "effect/Config";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as Redacted from "effect/Redacted";
+import { timingSafeEqual } from "node:crypto";
+import * as PoolStats from "../Db/PoolStats.js";
+import { Supervisor } from "../Scheduler/Supervisor.js";
+import * as Metrics from "./Metrics.js";
+import * as Prometheus from "./Prometheus.js";
+const metricsToken = Config.redacted("METRICS_TOKEN").pipe(Config.withDescription("bearer token GET /metrics requires; unset = no auth"), Config.option, Config.map(Option.filter((token) => Redacted.value(token).length > 0)));
+const sameToken = (given, expected) => {
+    const a = Buffer.from(given);
+    const b = Buffer.from(expected);
+    return a.length === b.length && timingSafeEqual(a, b);
+};
+const unauthorized = HttpServerResponse.unsafeJson({ error: "authentication required" }, {
+    status: 401,
+    headers: { "www-authenticate": "Bearer" }
+});
+/**
+ * The gauges read at scrape time: queue depth and active runs per
+ * environment (from the database: the same figures on every instance),
+ * runs this instance supervises, its connection pool. A label set seen at
+ * an earlier scrape and absent now is set to 0, so an emptied queue reads 0.
+ */
+const collector = Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient;
+    const supervisor = yield* Supervisor;
+    let seen = new Set();
+    return Effect.gen(function* () {
+        // Each half follows one partial index (runs_queued, runs_open_by_worker). Every
+        // environment has a queue depth, 0 included, so a graph of it has no gaps.
+        const rows = yield* sql `
+      SELECT e.id AS environment_id, 'queued' AS status, count(r.id)::int AS n
+      FROM environments e LEFT JOIN runs r ON r.environment_id = e.id AND r.worker_id IS NULL AND r.ended_at IS NULL
+      GROUP BY e.id
+      UNION ALL
+      SELECT environment_id, status, count(*)::int AS n FROM runs
+      WHERE worker_id IS NOT NULL AND ended_at IS NULL GROUP BY environment_id, status`.pipe(Effect.orDie);
+        const now = new Set();
+        for (const row of rows) {
+            now.add(`${row.environment_id}\u0000${row.status}`);
+            if (row.status === "queued")
+                Metrics.record.queued(row.environment_id, row.n);
+            else
+                Metrics.record.active(row.environment_id, row.status, row.n);
+        }
+        for (const key of seen) {
+            if (now.has(key))
+                continue;
+            const [environmentId, status] = key.split("\u0000");
+            if (status === "queued")
+                Metrics.record.queued(environmentId, 0);
+            else
+                Metrics.record.active(environmentId, status, 0);
+        }
+        seen = now;
+        Metrics.record.supervised(yield* supervisor.size);
+        const pool = PoolStats.use();
+        if (pool !== undefined) {
+            Metrics.record.dbPool("busy", pool.busy);
+            Metrics.record.dbPool("idle", pool.idle);
+            Metrics.record.dbPool("waiting", pool.waiting);
+            Metrics.record.dbPool("max", pool.max);
+        }
+    });
+});
+/**
+ * `GET /metrics` (and `/api/v1/metrics`): the Prometheus exposition, behind
+ * `Authorization: Bearer <METRICS_TOKEN>` when that is set. With
+ * `METRICS_ENABLED=false` nothing is recorded and the route answers 404.
+ */
+export const layer = HttpApiBuilder.Router.use((router) => Effect.gen(function* () {
+    if (!Metrics.isEnabled())
+        return;
+    const token = yield* metricsToken;
+    const collect = yield* collector;
+    const scrape = Effect.gen(function* () {
+        if (Option.isSome(token)) {
+            const request = yield* HttpServerRequest.HttpServerRequest;
+            const header = request.headers.authorization ?? "";
+            const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";
+            if (!sameToken(given, Redacted.value(token.value)))
+                return unauthorized;
+        }
+        yield* collect;
+        return HttpServerResponse.text(yield* Prometheus.exposition, {
+            contentType: Prometheus.contentType,
+            headers: { "cache-control": "no-store" }
+        });
+    });
+    yield* router.get("/metrics", scrape);
+    yield* router.get("/api/v1/metrics", scrape);
+}));
+//# sourceMappingURL=MetricsRoute.js.map

@@ -1,0 +1,37 @@
+import { HttpApi } from "@effect/platform";
+import * as FindMyWay from "find-my-way-ts";
+import { Api } from "../Api.js";
+/** What a request that matches no route is counted and logged as (bounded label cardinality). */
+export const unmatched = "unmatched";
+/** Paths served beside the API's endpoints (dashboard, docs, probes, metrics). */
+export const extraRoutes = [
+    "/",
+    "/assets/:file",
+    "/docs",
+    "/api/v1/openapi.json",
+    "/metrics",
+    "/api/v1/metrics",
+    "/health/live",
+    "/health/ready"
+];
+/**
+ * The route template of a request (`/api/v1/runs/:id`, never the raw path),
+ * for metric labels and request logs. Read from the API definition, so new
+ * endpoints are covered without a list to keep in step; one lookup in a
+ * radix tree per request. The method is not part of the match: a CORS
+ * preflight is labelled with the route it asks about.
+ */
+export const make = (extra = extraRoutes) => {
+    const router = FindMyWay.make();
+    const paths = new Set(extra);
+    HttpApi.reflect(Api, {
+        onGroup: () => { },
+        onEndpoint: ({ endpoint }) => {
+            paths.add(endpoint.path);
+        }
+    });
+    for (const path of paths)
+        router.all(path, path);
+    return (url) => router.find("GET", url)?.handler ?? unmatched;
+};
+//# sourceMappingURL=RouteTemplates.js.map

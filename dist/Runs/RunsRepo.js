@@ -1,0 +1,180 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import { actorColumns } from "../Audit/AuditLog.js";
+import { uuidv7 } from "../Crypto/Ids.js";
+import { nowIso } from "../Scheduler/Time.js";
+import { workerActive, workerLoad, workerOnline } from "../Scheduler/WorkerLoad.js";
+import { activeStatuses } from "./Run.js";
+import { recordRunEvents } from "./RunTimeline.js";
+import { hotSpan } from "../Config/Tracing.js";
+/** Runs as records: creation (with idempotency and audit) and listings. */
+export class RunsRepo extends Effect.Service()("Runs/Repo", {
+    effect: Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient;
+        const findTrigger = (triggerId) => sql `
+        SELECT id, environment_id, input FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL`.pipe(Effect.map((rows) => rows[0]), Effect.orDie);
+        /**
+         * New queued runs of one trigger, one per request, with the trigger's
+         * settings as they are now (timeouts, retries, webhook URL and sealed
+         * secret): a later PATCH affects only later runs. Answers one entry per
+         * request, in order; undefined when the trigger is gone. The trigger row
+         * is key-share locked (the lock the foreign key takes anyway, so
+         * concurrent requests do not stack up stronger locks on it): the soft
+         * delete locks it FOR UPDATE, so it either sees these runs or happens
+         * first, and then this statement re-reads the row, finds it deleted and
+         * inserts nothing.
+         *
+         * One statement for the lot (`RunRequests` groups concurrent requests):
+         * the lock, placement, inserts and audit rows. With placement, the runs
+         * are spread as one at a time would be: each to the worker with the
+         * fewest active runs counting those placed before it in the statement.
+         */
+        const createMany = (triggerId, requests, options = {}) => Effect.gen(function* () {
+            const now = yield* nowIso;
+            const ids = requests.map(() => uuidv7());
+            const column = (f) => requests.map(f);
+            const place = options.placement;
+            // One round trip for the lock, placement, inserts and audit rows. A
+            // placed run skips the assignment pass (two more round trips before
+            // its worker's poll wakes).
+            const rows = yield* sql `
+          WITH input AS (
+            SELECT * FROM unnest(
+              ${ids}::uuid[], ${column((r) => r.input !== undefined)}::bool[],
+              ${column((r) => r.input === undefined || r.input.value === undefined || r.input.value === null ? null : JSON.stringify(r.input.value))}::text[],
+              ${column((r) => r.idempotencyKey ?? null)}::text[],
+              ${column((r) => actorColumns(r.actor).type)}::text[], ${column((r) => actorColumns(r.actor).id)}::uuid[],
+              ${column((r) => JSON.stringify({ triggerId, idempotencyKey: r.idempotencyKey !== undefined }))}::text[],
+              ${requests.map(() => uuidv7())}::uuid[]
+            ) WITH ORDINALITY AS i(id, explicit, input, idempotency_key, actor_type, actor_id, metadata, audit_id, n)
+          ), t AS (
+            SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL
+              ${options.environmentId === undefined ? sql `` : sql `AND environment_id = ${options.environmentId}`}
+            FOR KEY SHARE
+          ), ${place === undefined ? sql `pick AS (SELECT NULL::uuid AS id, false AS claim, 0::bigint AS n WHERE false)` : sql `
+            -- Checked before any worker's load is counted: under a backlog
+            -- (the case where counting is dearest) nothing is placed anyway.
+            open AS MATERIALIZED (
+              SELECT t.* FROM t WHERE NOT EXISTS (
+                SELECT 1 FROM runs q WHERE q.environment_id = t.environment_id
+                  AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')
+            ), slot AS (
+              -- A worker's k-th free place (k from 0) is worth load.active + k:
+              -- the n-th run goes to the n-th cheapest place.
+              SELECT w.id, w.id = ANY(${place.claimFor ?? []}::uuid[]) AS polling, load.active + k AS cost, k,
+                ${workerActive(sql, now, place.activeWorkerSeconds)} AS recent
+              FROM open t
+              JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
+              ${workerLoad(sql)}
+              CROSS JOIN LATERAL generate_series(0, ${place.maxAssignedPerWorker}::int - load.waiting - 1) AS k
+              WHERE ${workerOnline(sql, now, place.workerOfflineAfterSeconds)}
+            ), pick AS (
+              -- Workers in touch before quiet ones (registered, not polling);
+              -- then the fewest active runs (the contract's rule); among equals,
+              -- a worker whose poll waits here. That poll is handed one run.
+              SELECT id, polling AND k = 0 AS claim,
+                row_number() OVER (ORDER BY recent DESC, cost, polling DESC, id) AS n
+              FROM slot ORDER BY n LIMIT ${requests.length}
+            )`}, created AS (
+            INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
+              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at,
+              worker_id, assigned_at, claimed_at, deadline_at)
+            SELECT i.id, t.id, t.environment_id,
+              CASE WHEN pick.id IS NULL THEN 'queued' WHEN pick.claim THEN 'claimed' ELSE 'assigned' END, 1,
+              CASE WHEN i.explicit THEN i.input::jsonb ELSE t.input END,
+              i.idempotency_key,
+              t.timeout_seconds, t.heartbeat_timeout_seconds, t.max_retries, t.webhook_url, t.webhook_secret_enc,
+              ${now}::timestamptz,
+              pick.id,
+              CASE WHEN pick.id IS NULL THEN NULL ELSE ${now}::timestamptz END,
+              CASE WHEN pick.claim THEN ${now}::timestamptz END,
+              CASE WHEN pick.id IS NULL THEN NULL
+                WHEN pick.claim THEN ${now}::timestamptz + t.heartbeat_timeout_seconds * interval '1 second'
+                ELSE ${now}::timestamptz + ${place?.claimTimeoutSeconds ?? 0}::int * interval '1 second' END
+            FROM input i CROSS JOIN t LEFT JOIN pick ON pick.n = i.n
+            ORDER BY i.n
+            ON CONFLICT (trigger_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+            RETURNING *
+          ), audited AS (
+            INSERT INTO audit_log (id, environment_id, actor_type, actor_id, action, target_type, target_id, metadata)
+            SELECT i.audit_id, created.environment_id, i.actor_type, i.actor_id, ${"run.requested"},
+              'run', created.id, i.metadata::jsonb
+            FROM created JOIN input i ON i.id = created.id
+          ), logged AS (${
+            // Requested, then (when placed at once) assigned, then (for a waiting poll) claimed.
+            recordRunEvents(sql, {
+                from: sql `created CROSS JOIN (VALUES (1, 'queued', 'requested'), (2, 'assigned', 'assigned'), (3, 'claimed', 'claimed'))
+              AS step(n, step_status, step_reason)`,
+                status: sql `step.step_status`,
+                reason: sql `step.step_reason`,
+                workerId: sql `CASE WHEN step.n = 1 THEN NULL ELSE created.worker_id END`,
+                at: now,
+                where: sql `step.n = 1 OR (step.n = 2 AND created.status IN ('assigned', 'claimed')) OR (step.n = 3 AND created.status = 'claimed')`,
+                orderBy: sql `created.id, step.n`
+            })})
+          SELECT created.*, t.name AS trigger_name, t.input AS trigger_input,
+            -- Delivered at commit: pollers on every instance wake once the run is visible.
+            CASE WHEN created.status <> 'assigned' THEN NULL
+              ELSE pg_notify(${place?.channel ?? ""}, created.worker_id::text) IS NULL END AS notified
+          FROM created CROSS JOIN t`;
+            const byId = new Map(rows.map((row) => [row.id, row]));
+            return yield* Effect.forEach(requests, (request, i) => {
+                const row = byId.get(ids[i]);
+                if (row !== undefined)
+                    return Effect.succeed(asCreated(row));
+                // Not inserted: the trigger is gone, or the key was used before.
+                if (request.idempotencyKey === undefined)
+                    return Effect.succeed(undefined);
+                return replayed(triggerId, request.idempotencyKey, options.environmentId);
+            });
+        }).pipe(Effect.orDie, hotSpan("RunsRepo.createMany"));
+        const asCreated = (row) => {
+            const { notified: _, trigger_input: _input, trigger_name: _name, ...run } = row;
+            if (run.worker_id === null || run.deadline_at === null)
+                return { run, created: true };
+            const { notified: _n, ...polled } = row;
+            return {
+                // The answer shows the run as requested; its assignment is the scheduler's business.
+                run: { ...run, status: "queued", worker_id: null, assigned_at: null, claimed_at: null, deadline_at: null },
+                created: true,
+                assigned: { workerId: run.worker_id, deadlineAt: run.deadline_at, claimed: run.status === "claimed" ? polled : undefined }
+            };
+        };
+        /**
+         * The run an earlier request with the same Idempotency-Key made. Its
+         * insert has committed by now (ON CONFLICT waited for it), and this
+         * statement takes a new snapshot, so it sees that run. Undefined when the
+         * trigger is gone.
+         */
+        const replayed = (triggerId, idempotencyKey, environmentId) => sql `
+        SELECT r.* FROM runs r JOIN triggers t ON t.id = r.trigger_id AND t.deleted_at IS NULL
+        WHERE r.trigger_id = ${triggerId} AND r.idempotency_key = ${idempotencyKey}
+          ${environmentId === undefined ? sql `` : sql `AND t.environment_id = ${environmentId}`}`.pipe(Effect.map((rows) => rows[0] === undefined ? undefined : { run: rows[0], created: false }), Effect.orDie);
+        /**
+         * `status = X` in words the indexes answer (migration 0007): a run is
+         * active exactly while it has not ended, and a queued run has no worker
+         * either; an ended run's status is its `outcome`. Without these the
+         * planner walks the environment's history in id order looking for a
+         * status that is rare there.
+         */
+        const statusFilter = (status) => activeStatuses.includes(status)
+            ? [sql `ended_at IS NULL`, ...(status === "queued" ? [sql `worker_id IS NULL`] : []), sql `status = ${status}`]
+            : [sql `outcome = ${status}`];
+        const list = (filter) => sql `
+        SELECT * FROM runs
+        WHERE ${sql.and([
+            ...(filter.triggerId !== undefined ? [sql `trigger_id = ${filter.triggerId}`] : []),
+            ...(filter.environmentId !== undefined ? [sql `environment_id = ${filter.environmentId}`] : []),
+            ...(filter.status !== undefined ? statusFilter(filter.status) : []),
+            ...(filter.from !== undefined ? [sql `created_at >= ${filter.from.toISOString()}::timestamptz`] : []),
+            ...(filter.to !== undefined ? [sql `created_at <= ${filter.to.toISOString()}::timestamptz`] : []),
+            ...(filter.workerId !== undefined ? [sql `worker_id = ${filter.workerId}`] : []),
+            ...(filter.before !== undefined ? [sql `id < ${filter.before}`] : [])
+        ])}
+        ORDER BY id DESC
+        LIMIT ${filter.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("RunsRepo.list"));
+        return { findTrigger, createMany, list };
+    })
+}) {
+}
+//# sourceMappingURL=RunsRepo.js.map

@@ -1,0 +1,30 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import * as Schedule from "effect/Schedule";
+import { Wakeups } from "./Wakeups.js";
+/**
+ * Keeps the workers whose polls wait on this instance "seen": a long poll
+ * records the worker's contact when it arrives, and may then wait 30 s. Every
+ * two seconds one statement touches every waiting worker (at most once a
+ * second each, as request contact is), so on every instance a waiting worker
+ * reads as active (`SchedulerConfig.activeWorkerSeconds`) and is preferred for
+ * new runs over a worker that registered and stopped polling.
+ */
+export class Presence extends Effect.Service()("Scheduler/Presence", {
+    scoped: Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient;
+        const wakeups = yield* Wakeups;
+        const touch = Effect.suspend(() => {
+            const ids = wakeups.waitingWorkers();
+            if (ids.length === 0)
+                return Effect.void;
+            return sql `
+        UPDATE workers SET last_seen_at = now()
+        WHERE id = ANY(${ids}::uuid[]) AND last_seen_at < now() - interval '1 second'`.pipe(Effect.asVoid);
+        });
+        yield* touch.pipe(Effect.catchAllCause((cause) => Effect.logWarning("waiting workers' presence not recorded; trying again", cause)), Effect.repeat(Schedule.spaced("2 seconds")), Effect.interruptible, Effect.forkScoped);
+        return {};
+    })
+}) {
+}
+//# sourceMappingURL=Presence.js.map

@@ -1,0 +1,307 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Option from "effect/Option";
+import { uuidv7 } from "../Crypto/Ids.js";
+import { Conflict, NotFound } from "../Domain/Errors.js";
+import { toRun } from "../Runs/Run.js";
+import { DeliveryHandoff } from "../Webhooks/Handoff.js";
+import { outboxChannel } from "../Webhooks/Outbox.js";
+import { payloadOf } from "../Webhooks/Payload.js";
+import { RunEvents } from "./RunEvents.js";
+import { recordRunEvents } from "../Runs/RunTimeline.js";
+import { nowIso } from "./Time.js";
+import { hotSpan } from "../Config/Tracing.js";
+import * as Metrics from "../Observability/Metrics.js";
+/** A rejection as the error a single call answers. */
+export const rejectionError = (rejected) => rejected.status === 404 ? new NotFound({ error: rejected.error }) : new Conflict({ error: rejected.error });
+const withoutExtras = ({ handed: _h, kind: _k, ...row }) => row;
+/** The outbox row a terminal run's webhook is handed over as (see `Webhooks/Handoff`). */
+const outboxRowOf = (run) => ({
+    run_id: run.id,
+    trigger_id: run.trigger_id,
+    url: run.webhook_url ?? "",
+    secret_enc: run.webhook_secret_enc,
+    payload: payloadOf({ ...run, status: run.status }),
+    attempts: 0,
+    last_status_code: null,
+    last_response_body: null,
+    last_error: null
+});
+/** Dispatch latency (request to claim) of runs just claimed. */
+const dispatched = (rows) => {
+    for (const row of rows) {
+        if (row.claimed_at !== null) {
+            Metrics.record.dispatched(row.environment_id, new Date(row.claimed_at).getTime() - new Date(row.created_at).getTime());
+        }
+    }
+};
+/**
+ * The run state machine after assignment. Every transition is one conditional
+ * UPDATE ... RETURNING: the row count decides, so a transition from the wrong
+ * state changes nothing, and with two instances each happens exactly once.
+ * A deadline that has passed counts as a wrong state: the supervisor is about
+ * to time the run out, and a late heartbeat must not resurrect it.
+ */
+export class Transitions extends Effect.Service()("Scheduler/Transitions", {
+    effect: Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient;
+        const events = yield* RunEvents;
+        // This instance's delivery loop, when the app runs one (see `Webhooks/Handoff`).
+        const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff));
+        /** Why each of the worker's runs matched no row: not its run (404) or the wrong state (409). */
+        const rejections = (workerId, runIds, step) => Effect.map(sql `
+          SELECT id, status FROM runs WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId}`.pipe(Effect.orDie), (rows) => {
+            const status = new Map(rows.map((row) => [row.id, row.status]));
+            return runIds.map((runId) => {
+                const now = status.get(runId);
+                if (now === undefined)
+                    return { runId, status: 404, error: NotFound.of("run").error };
+                const active = now === "assigned" || now === "claimed" || now === "running";
+                const why = active ? `deadline passed or cannot ${step} a ${now} run` : `run is ${now}`;
+                return { runId, status: 409, error: `cannot ${step}: ${why}` };
+            });
+        });
+        // The columns claiming and starting set (shared by the single and batched forms).
+        const claimedSet = (now) => sql `status = 'claimed', deadline_at = ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second'`;
+        const startedSet = (now) => sql `status = 'running', started_at = ${now}::timestamptz,
+        deadline_at = ${now}::timestamptz + LEAST(heartbeat_timeout_seconds, timeout_seconds) * interval '1 second'`;
+        /**
+         * Claims up to `max` of the worker's assigned runs in one statement (poll
+         * with `claim=true`); with `start`, they are started in the same statement
+         * (`&start=true`: claimed → running at once, the execution deadline set).
+         */
+        const claimMany = (workerId, max, start = false) => Effect.flatMap(nowIso, (now) => sql `
+          WITH picked AS MATERIALIZED (
+            SELECT id FROM runs
+            WHERE worker_id = ${workerId} AND ended_at IS NULL AND status = 'assigned' AND deadline_at > ${now}::timestamptz
+            ORDER BY id LIMIT ${max} FOR UPDATE SKIP LOCKED
+          ), claimed AS (
+            UPDATE runs SET claimed_at = ${now}::timestamptz, ${start ? startedSet(now) : claimedSet(now)}
+            FROM picked
+            WHERE runs.id = picked.id AND runs.status = 'assigned'
+            RETURNING runs.*),
+          logged AS (${start
+            ? recordRunEvents(sql, {
+                from: sql `claimed CROSS JOIN (VALUES (1, 'claimed', 'claimed'), (2, 'running', 'started')) AS step(n, step_status, step_reason)`,
+                status: sql `step.step_status`,
+                reason: sql `step.step_reason`,
+                at: now,
+                orderBy: sql `claimed.id, step.n`
+            })
+            : recordRunEvents(sql, { from: sql `claimed`, reason: "claimed", at: now })})
+          SELECT c.*, t.name AS trigger_name, t.input AS trigger_input
+          FROM claimed c JOIN triggers t ON t.id = c.trigger_id ORDER BY c.id`).pipe(Effect.orDie, Effect.tap((rows) => dispatched(rows)), hotSpan("Transitions.claimMany"));
+        /** The worker's assigned, not yet claimed runs (what a poll hands out). */
+        const assignedTo = (workerId, max) => Effect.flatMap(nowIso, (now) => sql `
+          SELECT r.*, t.name AS trigger_name, t.input AS trigger_input
+          FROM runs r JOIN triggers t ON t.id = r.trigger_id
+          WHERE r.worker_id = ${workerId} AND r.ended_at IS NULL AND r.status = 'assigned' AND r.deadline_at > ${now}::timestamptz
+          ORDER BY r.id LIMIT ${max}`).pipe(Effect.orDie);
+        // What each non-terminal step sets, and the states it moves a run from.
+        const stepSet = (step, now) => {
+            switch (step) {
+                case "claim":
+                    return sql `claimed_at = ${now}::timestamptz, ${claimedSet(now)}`;
+                case "start":
+                    return startedSet(now);
+                case "heartbeat":
+                    // The execution deadline (started_at + timeout) caps every heartbeat,
+                    // so a chatty worker cannot run past timeoutSeconds.
+                    return sql `last_heartbeat_at = ${now}::timestamptz,
+            deadline_at = CASE WHEN status = 'running'
+              THEN LEAST(${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second',
+                         started_at + timeout_seconds * interval '1 second')
+              ELSE ${now}::timestamptz + heartbeat_timeout_seconds * interval '1 second' END`;
+            }
+        };
+        const stepFrom = (step) => {
+            switch (step) {
+                case "claim":
+                    return sql `status = 'assigned'`;
+                case "start":
+                    return sql `status = 'claimed'`;
+                case "heartbeat":
+                    return sql `status IN ('claimed', 'running')`;
+            }
+        };
+        /**
+         * Claims, starts or heartbeats several of the worker's runs in one
+         * statement (grouped worker calls; a waiting `start=true` poll starting
+         * what it was handed). Each run moves as its own call would; for each run
+         * it could not move, why: not the worker's (404) or the wrong state or a
+         * passed deadline (409).
+         */
+        const stepMany = (workerId, runIds, step) => Effect.gen(function* () {
+            const now = yield* nowIso;
+            const update = sql `
+          UPDATE runs SET ${stepSet(step, now)}
+          WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId} AND ${stepFrom(step)}
+            AND deadline_at > ${now}::timestamptz
+          RETURNING *`;
+            // A heartbeat moves no run along its timeline: nothing to record.
+            const moved = yield* (step === "heartbeat" ? sql `${update}` : sql `
+          WITH moved AS (${update}),
+          logged AS (${recordRunEvents(sql, { from: sql `moved`, reason: step === "claim" ? "claimed" : "started", at: now })})
+          SELECT * FROM moved`).pipe(Effect.orDie);
+            if (step === "claim")
+                dispatched(moved);
+            const done = new Set(moved.map((row) => row.id));
+            const missing = runIds.filter((id) => !done.has(id));
+            const rejected = missing.length === 0 ? [] : yield* rejections(workerId, missing, step);
+            return { moved, rejected };
+        }).pipe(hotSpan("Transitions.stepMany"));
+        /**
+         * Places in this instance's delivery loop for `n` webhooks (see
+         * `Webhooks/Handoff`): all of them, or none (then every row of the
+         * statement takes the NOTIFY path). None inside a transaction: a row
+         * would be handed before it commits.
+         */
+        const reserveSlots = (n) => Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
+            if (handoff === undefined || Option.isSome(transaction))
+                return Effect.succeed([]);
+            const slots = [];
+            for (let i = 0; i < n; i++) {
+                const slot = handoff.reserve();
+                // Not enough room: give back what was taken.
+                if (slot === undefined)
+                    return Effect.as(Effect.forEach(slots, (taken) => taken.cancel, { discard: true }), []);
+                slots.push(slot);
+            }
+            return Effect.succeed(slots);
+        });
+        /**
+         * Terminal transitions as ONE statement, so they need no transaction of
+         * their own: the conditional UPDATE (`done`, any number of runs), then,
+         * from its result, each run's retry (same snapshot, attempt + 1, the id
+         * given in `retryIds`) when it failed or timed out with retries left, and
+         * its webhook outbox row. The outbox row carries no body: it is rendered
+         * from the terminal run when it is delivered.
+         * With places in this instance's delivery loop (`Webhooks/Handoff`), the
+         * rows are inserted leased to the loop and handed to it after the
+         * statement; otherwise they are inserted free and announced with NOTIFY
+         * (delivered at commit, so the row is visible by then) for any instance
+         * to lease. Runs the UPDATE did not match are not in the answer.
+         */
+        const terminal = (update, reason, now, retryIds) => Effect.uninterruptible(Effect.flatMap(reserveSlots(retryIds.runIds.length), (slots) => {
+            const owner = slots[0]?.owner ?? null;
+            return sql `
+          WITH done AS (${update}),
+          retry AS (
+            INSERT INTO runs (id, trigger_id, environment_id, status, attempt, retry_of_run_id, input,
+              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at)
+            SELECT r.retry_id, trigger_id, environment_id, 'queued', attempt + 1, done.id, input,
+              timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, ${now}::timestamptz
+            FROM done JOIN unnest(${retryIds.runIds}::uuid[], ${retryIds.ids}::uuid[]) AS r(run_id, retry_id) ON r.run_id = done.id
+            WHERE done.status <> 'succeeded' AND done.attempt <= done.max_retries
+            RETURNING *
+          ),
+          logged AS (${recordRunEvents(sql, { from: sql `done`, reason, at: sql `done.ended_at` })}),
+          logged_retry AS (${recordRunEvents(sql, { from: sql `retry`, reason: "requested", at: now })}),
+          queued AS (
+            INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc, lease_owner, lease_until)
+            SELECT id, trigger_id, webhook_url, webhook_secret_enc, ${owner}::text,
+              CASE WHEN ${owner}::text IS NULL THEN NULL
+                ELSE now() + ${slots[0]?.leaseMillis ?? 0}::int * interval '1 millisecond' END
+            FROM done WHERE webhook_url IS NOT NULL
+            ON CONFLICT (run_id) DO NOTHING
+            RETURNING run_id, lease_owner IS NOT NULL AS handed,
+              CASE WHEN lease_owner IS NULL THEN pg_notify(${outboxChannel}, run_id::text) END AS notified
+          )
+          SELECT 'run' AS kind, EXISTS (SELECT 1 FROM queued q WHERE q.run_id = done.id AND q.handed) AS handed, * FROM done
+          UNION ALL SELECT 'retry' AS kind, false AS handed, * FROM retry`.pipe(Effect.orDie, Effect.onExit((exit) => {
+                if (slots.length === 0)
+                    return Effect.void;
+                const handed = Exit.isSuccess(exit) ? exit.value.filter((row) => row.kind === "run" && row.handed) : [];
+                return Effect.all([
+                    ...handed.map((row, i) => slots[i].hand(outboxRowOf(withoutExtras(row)))),
+                    ...slots.slice(handed.length).map((slot) => slot.cancel)
+                ], { discard: true });
+            }), Effect.map((rows) => {
+                const retries = new Map(rows.flatMap((r) => r.kind === "retry" ? [[r.retry_of_run_id, withoutExtras(r)]] : []));
+                return rows.flatMap((r) => r.kind === "run" ? [{ run: withoutExtras(r), retry: retries.get(r.id) }] : []);
+            }));
+        }));
+        const published = (terminal) => terminal === undefined ? Effect.void : events.publish(toRun(terminal.run));
+        // A run's duration when it ends at `end` (a timestamptz expression).
+        const durationUntil = (end) => sql `GREATEST(0, round(EXTRACT(EPOCH FROM (${end} - COALESCE(started_at, claimed_at, created_at))) * 1000))::bigint`;
+        const completedSet = (now) => sql `ended_at = ${now}::timestamptz, duration_ms = ${durationUntil(sql `${now}::timestamptz`)}, deadline_at = NULL`;
+        // What a time-out sets, ended at `end` (shared by the single and grouped forms).
+        const timedOutSet = (end) => sql `status = 'timed_out', ended_at = ${end}, duration_ms = ${durationUntil(end)},
+        fault_class = CASE
+          WHEN status = 'running' AND started_at + timeout_seconds * interval '1 second' <= ${end}
+          THEN 'client' ELSE 'infra' END,
+        deadline_at = NULL`;
+        // A time-out as the timeline names it: past the execution deadline (the
+        // run's own fault) or the worker went silent.
+        const timeoutReason = sql `CASE WHEN fault_class = 'client' THEN 'execution_timeout' ELSE 'heartbeat_timeout' END`;
+        /**
+         * Completes several of the worker's runs in one statement (the batched
+         * complete, and grouped single completes). Answers the runs it ended and, for each run it could not,
+         * why: not the worker's (404) or the wrong state (409), as `complete`.
+         */
+        const completeMany = (workerId, items) => Effect.gen(function* () {
+            const now = yield* nowIso;
+            const runIds = items.map((item) => item.runId);
+            const column = (f) => items.map((item) => f(item.completion));
+            const ended = yield* terminal(sql `
+            UPDATE runs SET status = i.status, ${completedSet(now)},
+              short_message = i.short_message, error_message = i.error_message,
+              cost_usd = i.cost_usd::numeric, fault_class = i.fault_class
+            FROM unnest(${runIds}::uuid[], ${column((c) => c.status)}::text[], ${column((c) => c.shortMessage)}::text[],
+                        ${column((c) => c.errorMessage)}::text[], ${column((c) => c.costUsd)}::text[],
+                        ${column((c) => c.faultClass)}::text[])
+              AS i(id, status, short_message, error_message, cost_usd, fault_class)
+            WHERE runs.id = i.id AND runs.worker_id = ${workerId} AND runs.status IN ('claimed', 'running')
+              AND runs.deadline_at > ${now}::timestamptz
+            RETURNING runs.*`, "completed", now, { runIds, ids: runIds.map(() => uuidv7()) });
+            yield* Effect.forEach(ended, published, { discard: true });
+            const done = new Set(ended.map((t) => t.run.id));
+            const missing = runIds.filter((id) => !done.has(id));
+            const rejected = missing.length === 0 ? [] : yield* rejections(workerId, missing, "complete");
+            return { ended, rejected };
+        }).pipe(hotSpan("Transitions.completeMany"));
+        /**
+         * Heartbeat or execution deadline passed: `timed_out`, `client` when the
+         * run was running past its timeoutSeconds, else `infra` (the worker went
+         * silent). Undefined when the deadline moved or another instance won.
+         * With its follow-up in the same statement (the retry, the webhook);
+         * runs with neither end through the lighter `timeOutMany`. `at`: when the
+         * supervisor saw the deadline pass (ms), recorded as the run's end; by
+         * default the clock's now.
+         */
+        const timeOut = (runId, at) => Effect.gen(function* () {
+            const now = at === undefined ? yield* nowIso : new Date(at).toISOString();
+            const [ended] = yield* terminal(sql `
+            UPDATE runs SET ${timedOutSet(sql `${now}::timestamptz`)}
+            WHERE id = ${runId} AND status IN ('claimed', 'running') AND deadline_at <= ${now}::timestamptz
+            RETURNING *`, timeoutReason, now, { runIds: [runId], ids: [uuidv7()] });
+            yield* published(ended);
+            return ended;
+        }).pipe(hotSpan("Transitions.timeOut", { runId }));
+        /**
+         * `timeOut` for runs with no follow-up (no retries left, no webhook, as
+         * the caller read from each run's snapshot): the bare UPDATE, for several
+         * runs in one statement (many runs time out at once when a fleet of
+         * workers goes silent, and the supervisor groups them), each recorded as
+         * ended at its own `at` (ms). Answers the runs it ended; a run whose
+         * deadline moved or that another instance ended is left out.
+         */
+        const timeOutMany = (items) => Effect.gen(function* () {
+            const ended = yield* sql `
+          WITH done AS (
+            UPDATE runs SET ${timedOutSet(sql `i.at`)}
+            FROM unnest(${items.map((item) => item.runId)}::uuid[], ${items.map((item) => new Date(item.at).toISOString())}::timestamptz[]) AS i(id, at)
+            WHERE runs.id = i.id AND runs.status IN ('claimed', 'running') AND runs.deadline_at <= i.at
+            RETURNING runs.*
+          ),
+          logged AS (${recordRunEvents(sql, { from: sql `done`, reason: timeoutReason, at: sql `done.ended_at` })})
+          SELECT * FROM done`.pipe(Effect.orDie);
+            yield* Effect.forEach(ended, (run) => events.publish(toRun(run)), { discard: true });
+            return ended;
+        }).pipe(hotSpan("Transitions.timeOutMany"));
+        return { claimMany, stepMany, assignedTo, completeMany, timeOut, timeOutMany };
+    })
+}) {
+}
+//# sourceMappingURL=Transitions.js.map

@@ -1,0 +1,119 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform";
+import * as Schema from "effect/Schema";
+import { WorkerAuthentication } from "../Auth/Security.js";
+import { Conflict, NotFound } from "../Domain/Errors.js";
+import { costPattern } from "../Domain/Decimal.js";
+import { InputValue, IntParam, Payload } from "../Domain/Schemas.js";
+import { FaultClass, Run } from "../Runs/Run.js";
+import { Worker } from "../Workers/Api.js";
+/** What a worker needs to know about the trigger of a run it is handed. */
+export const TriggerSummary = Schema.Struct({
+    id: Schema.UUID,
+    name: Schema.String,
+    input: InputValue,
+    timeoutSeconds: Schema.Int,
+    heartbeatTimeoutSeconds: Schema.Int
+});
+export const PolledRun = Schema.Struct({ ...Run.fields, trigger: TriggerSummary }).annotations({ identifier: "PolledRun" });
+export const PollParams = Schema.Struct({
+    wait: Schema.optional(IntParam("wait", {
+        min: 0,
+        max: 30,
+        default: 0,
+        description: "Seconds to wait for a run when none is assigned (long poll)."
+    })),
+    claim: Schema.optional(Schema.Literal("true", "false").annotations({
+        message: () => "claim must be true or false",
+        description: "Extension: claim the runs handed out (they come back `claimed`), saving a claim call per run.",
+        default: "false"
+    })),
+    max: Schema.optional(IntParam("max", {
+        min: 1,
+        max: 100,
+        default: 1,
+        description: "With claim=true: claim up to this many runs in one poll."
+    })),
+    start: Schema.optional(Schema.Literal("true", "false").annotations({
+        message: () => "start must be true or false",
+        description: "With claim=true: also start the claimed runs (they come back `running`).",
+        default: "false"
+    }))
+}).annotations({ parseOptions: { errors: "all" } });
+export const CompletePayload = Payload({
+    status: Schema.Literal("succeeded", "failed").annotations({ message: () => "status must be succeeded or failed" }),
+    stdout: Schema.optional(Schema.String),
+    stderr: Schema.optional(Schema.String),
+    costUsd: Schema.optional(Schema.String.pipe(Schema.pattern(costPattern)).annotations({
+        message: () => "costUsd must be a decimal string with up to 12 integer and 8 fraction digits"
+    })),
+    faultClass: Schema.optional(FaultClass.annotations({ message: () => "faultClass must be infra, client or none" }))
+});
+/** The batched complete: several runs of one worker in one call (at most 100). */
+export const CompleteManyPayload = Payload({
+    runs: Schema.Array(Schema.Struct({ runId: Schema.String, ...CompletePayload.fields })).pipe(Schema.minItems(1), Schema.maxItems(100)).annotations({ message: () => "runs must be 1 to 100 completions, each {runId, status, stdout?, stderr?, costUsd?, faultClass?}" })
+});
+export const RejectedRun = Schema.Struct({
+    runId: Schema.String,
+    status: Schema.Literal(404, 409),
+    error: Schema.String
+}).annotations({ identifier: "RejectedRun" });
+const RunResponse = Schema.Struct({ run: Run });
+const WorkerPath = Schema.Struct({ id: Schema.String });
+const RunPath = Schema.Struct({ id: Schema.String, runId: Schema.String });
+/** The worker protocol, all behind a `wkt_` bearer token. */
+export class WorkerApi extends HttpApiGroup.make("workerProtocol")
+    .add(HttpApiEndpoint.get("me", "/workers/me")
+    .annotate(OpenApi.Summary, "This worker")
+    .addSuccess(Worker)
+    .addError(NotFound)
+    .annotate(OpenApi.Description, "The worker this `wkt_` token belongs to, so an agent given only its token can find its id."))
+    .add(HttpApiEndpoint.get("poll", "/workers/:id/poll")
+    .annotate(OpenApi.Summary, "Poll for runs")
+    .setPath(WorkerPath)
+    .setUrlParams(PollParams)
+    .addSuccess(Schema.Struct({ runs: Schema.Array(PolledRun) }))
+    .addError(NotFound)
+    .annotate(OpenApi.Description, "Runs assigned to this worker and not yet claimed. `wait` (0..30 s) long-polls until one is assigned; " +
+    "`claim=true&max=K` claims up to K of them in the same call; `&start=true` also starts them " +
+    "(they come back `running`, as after `start`)."))
+    .add(HttpApiEndpoint.post("claim", "/workers/:id/runs/:runId/claim")
+    .annotate(OpenApi.Summary, "Claim a run")
+    .setPath(RunPath)
+    .addSuccess(RunResponse)
+    .addError(NotFound)
+    .addError(Conflict)
+    .annotate(OpenApi.Description, "assigned → claimed; starts the heartbeat deadline."))
+    .add(HttpApiEndpoint.post("start", "/workers/:id/runs/:runId/start")
+    .annotate(OpenApi.Summary, "Start a run")
+    .setPath(RunPath)
+    .addSuccess(RunResponse)
+    .addError(NotFound)
+    .addError(Conflict)
+    .annotate(OpenApi.Description, "claimed → running; starts the execution deadline (timeoutSeconds)."))
+    .add(HttpApiEndpoint.post("heartbeat", "/workers/:id/runs/:runId/heartbeat")
+    .annotate(OpenApi.Summary, "Heartbeat")
+    .setPath(RunPath)
+    .addSuccess(RunResponse)
+    .addError(NotFound)
+    .addError(Conflict)
+    .annotate(OpenApi.Description, "Extends the heartbeat deadline of a claimed or running run; answers the run."))
+    .add(HttpApiEndpoint.post("complete", "/workers/:id/runs/:runId/complete")
+    .annotate(OpenApi.Summary, "Complete a run")
+    .setPath(RunPath)
+    .setPayload(CompletePayload)
+    .addSuccess(RunResponse)
+    .addError(NotFound)
+    .addError(Conflict)
+    .annotate(OpenApi.Description, "claimed or running → succeeded | failed. Never waits on webhook delivery."))
+    .add(HttpApiEndpoint.post("completeMany", "/workers/:id/runs/complete")
+    .annotate(OpenApi.Summary, "Complete several runs")
+    .setPath(WorkerPath)
+    .setPayload(CompleteManyPayload)
+    .addSuccess(Schema.Struct({ runs: Schema.Array(Run), rejected: Schema.Array(RejectedRun) }))
+    .addError(NotFound)
+    .annotate(OpenApi.Description, "Extension for fast workers: completes up to 100 of this worker's runs in one call, each as `complete` would. " +
+    "`runs` answers the runs completed; `rejected` each run that was not, with the status `complete` would have " +
+    "answered (404 not this worker's run, 409 wrong state) and why. A run named twice is a 400."))
+    .middleware(WorkerAuthentication) {
+}
+//# sourceMappingURL=WorkerApi.js.map

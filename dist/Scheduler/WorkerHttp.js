@@ -1,0 +1,91 @@
+import { HttpApiBuilder } from "@effect/platform";
+import * as Effect from "effect/Effect";
+import { Api } from "../Api.js";
+import { CurrentWorker } from "../Auth/Security.js";
+import { NotFound, ValidationError } from "../Domain/Errors.js";
+import { isUuid, toRun } from "../Runs/Run.js";
+import { toWorker, WorkersRepo } from "../Workers/WorkersRepo.js";
+import * as Option from "effect/Option";
+import { WorkerProtocol } from "./WorkerProtocol.js";
+const toPolled = (row) => ({
+    ...toRun(row),
+    trigger: {
+        id: row.trigger_id,
+        name: row.trigger_name,
+        input: row.trigger_input ?? null,
+        timeoutSeconds: row.timeout_seconds,
+        heartbeatTimeoutSeconds: row.heartbeat_timeout_seconds
+    }
+});
+// "none" means "no fault": it only describes a success.
+const faultlessFailure = "a failed run's faultClass is infra or client";
+const isFaultlessFailure = (item) => item.status === "failed" && item.faultClass === "none";
+/** `{id}` must be the token's own worker; anything else is not found (never 403: no existence leak). */
+const ownWorker = (id) => Effect.flatMap(CurrentWorker, (worker) => worker.workerId === id.toLowerCase() ? Effect.succeed(worker) : Effect.fail(NotFound.of("worker")));
+const ownRun = (path) => Effect.flatMap(ownWorker(path.id), (worker) => isUuid(path.runId)
+    // The request's span (when tracing) names the run, so a run's worker calls can be found by its id.
+    ? Effect.as(Effect.annotateCurrentSpan("runId", path.runId), { workerId: worker.workerId, runId: path.runId })
+    : Effect.fail(NotFound.of("run")));
+export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (handlers) => Effect.gen(function* () {
+    const protocol = yield* WorkerProtocol;
+    const workers = yield* WorkersRepo;
+    return handlers
+        .handle("me", () => Effect.gen(function* () {
+        const worker = yield* CurrentWorker;
+        const row = yield* workers.findInWorkspace(worker.workspaceId, worker.workerId);
+        return yield* Option.match(row, {
+            onNone: () => Effect.fail(NotFound.of("worker")),
+            onSome: (r) => Effect.succeed(toWorker(r))
+        });
+    }))
+        .handle("poll", ({ path, urlParams }) => Effect.gen(function* () {
+        const worker = yield* ownWorker(path.id);
+        const claim = urlParams.claim === "true";
+        const start = urlParams.start === "true";
+        if (start && !claim)
+            return yield* Effect.fail(ValidationError.field("start", "start=true needs claim=true"));
+        const rows = yield* protocol.poll(worker.workerId, worker.environmentId, {
+            wait: urlParams.wait ?? 0,
+            claim,
+            max: urlParams.max ?? 1,
+            start
+        });
+        return { runs: rows.map(toPolled) };
+    }))
+        .handle("claim", ({ path }) => Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.claim(workerId, runId)).pipe(Effect.map((row) => ({ run: toRun(row) }))))
+        .handle("start", ({ path }) => Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.start(workerId, runId)).pipe(Effect.map((row) => ({ run: toRun(row) }))))
+        .handle("heartbeat", ({ path }) => Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.heartbeat(workerId, runId)).pipe(Effect.map((row) => ({ run: toRun(row) }))))
+        .handle("complete", ({ path, payload }) => Effect.gen(function* () {
+        const { runId, workerId } = yield* ownRun(path);
+        if (isFaultlessFailure(payload))
+            return yield* Effect.fail(ValidationError.field("faultClass", faultlessFailure));
+        const terminal = yield* protocol.complete(workerId, runId, payload);
+        return { run: toRun(terminal.run) };
+    }))
+        .handle("completeMany", ({ path, payload }) => Effect.gen(function* () {
+        const worker = yield* ownWorker(path.id);
+        const seen = new Set();
+        for (const [i, item] of payload.runs.entries()) {
+            const runId = item.runId.toLowerCase();
+            if (seen.has(runId))
+                return yield* Effect.fail(ValidationError.field("runs", `runs[${i}]: run ${item.runId} is named twice`));
+            seen.add(runId);
+            if (isFaultlessFailure(item))
+                return yield* Effect.fail(ValidationError.field("runs", `runs[${i}].faultClass: ${faultlessFailure}`));
+        }
+        // A malformed id is no run of this worker's: 404 without asking the database.
+        const malformed = payload.runs.filter((item) => !isUuid(item.runId));
+        const wellFormed = payload.runs.flatMap((item) => isUuid(item.runId) ? [{ ...item, runId: item.runId.toLowerCase() }] : []);
+        const result = wellFormed.length === 0
+            ? { ended: [], rejected: [] }
+            : yield* protocol.completeMany(worker.workerId, wellFormed);
+        return {
+            runs: result.ended.map((terminal) => toRun(terminal.run)),
+            rejected: [
+                ...result.rejected,
+                ...malformed.map((item) => ({ runId: item.runId, status: 404, error: NotFound.of("run").error }))
+            ]
+        };
+    }));
+}));
+//# sourceMappingURL=WorkerHttp.js.map

@@ -1,0 +1,157 @@
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import { Supervisor } from "./Supervisor.js";
+import { toMillis } from "./Time.js";
+import * as Grouped from "../Concurrency/Grouped.js";
+import { rejectionError, Transitions } from "./Transitions.js";
+import { Wakeups } from "./Wakeups.js";
+import { hotSpan } from "../Config/Tracing.js";
+/** Each call's answer from a grouped statement: its row, or why it was refused. */
+const answers = (result) => (calls) => {
+    const moved = new Map(result.moved.map((row) => [row.id, row]));
+    const refused = new Map(result.rejected.map((why) => [why.runId, why]));
+    return calls.map((call) => {
+        const row = moved.get(call.runId);
+        if (row !== undefined)
+            return Effect.succeed(row);
+        const why = refused.get(call.runId);
+        return why === undefined ? Effect.dieMessage(`no answer for run ${call.runId}`) : Effect.fail(rejectionError(why));
+    });
+};
+/** A poll answers at most this many unclaimed runs. */
+export const pollPageSize = 100;
+export const shortMessageChars = 500;
+export const errorMessageBytes = 64 * 1024;
+// Postgres text cannot hold NUL; a worker's output may.
+const clean = (text) => text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
+/** The first `n` characters (code points, so a surrogate pair is never cut in half). */
+export const firstChars = (text, n) => {
+    if (text.length <= n)
+        return text;
+    return Array.from(text.slice(0, n * 2)).slice(0, n).join("");
+};
+/** At most `max` bytes of UTF-8, cut on a character boundary. */
+export const firstBytes = (text, max) => {
+    const bytes = Buffer.from(text, "utf8");
+    if (bytes.length <= max)
+        return text;
+    let end = max;
+    // Back up over continuation bytes (10xxxxxx) to the start of a character.
+    while (end > 0 && (bytes[end] & 0xc0) === 0x80)
+        end--;
+    return bytes.subarray(0, end).toString("utf8");
+};
+/**
+ * The worker side of the scheduler: poll (with long-poll and claim-on-poll),
+ * claim, start, heartbeat and complete, each followed by the supervision the
+ * new state needs.
+ */
+export class WorkerProtocol extends Effect.Service()("Scheduler/WorkerProtocol", {
+    scoped: Effect.gen(function* () {
+        const transitions = yield* Transitions;
+        const supervisor = yield* Supervisor;
+        const wakeups = yield* Wakeups;
+        const watch = (row) => row.deadline_at === null ? Effect.void : supervisor.watch(row.id, toMillis(row.deadline_at));
+        /**
+         * One look for a claim=true poll: claims what is assigned, else waits as
+         * an offer (run creation may claim a new run for it outright) until
+         * handed a run, woken, or out of time. Undefined: look again.
+         */
+        const claimOrWait = (workerId, environmentId, options, until) => Effect.scoped(Effect.gen(function* () {
+            const since = yield* Effect.sync(() => wakeups.generationOf(workerId));
+            const rows = yield* transitions.claimMany(workerId, options.max, options.start === true);
+            const remaining = until - (yield* Clock.currentTimeMillis);
+            if (rows.length > 0 || remaining <= 0)
+                return rows;
+            // Offered only now, so whatever is handed to it is returned below;
+            // a run assigned while we looked woke us already: look again.
+            const offer = yield* wakeups.offer(workerId, environmentId, since);
+            if (offer === undefined)
+                return undefined;
+            // However this ends, nothing may be handed to the offer afterwards.
+            yield* Effect.addFinalizer(() => wakeups.abandon(offer));
+            yield* Effect.forkScoped(Effect.zipRight(Effect.sleep(remaining), wakeups.finishOffer(offer)));
+            const handed = yield* wakeups.awaitOffer(offer);
+            const ours = options.start === true && handed.length > 0 ? yield* started(workerId, handed) : handed;
+            return ours.length > 0 ? ours : undefined;
+        }));
+        /**
+         * Starts runs handed to a `start=true` poll (run creation hands them over
+         * claimed). One that is no longer claimed is left out: its deadline passed
+         * in between and supervision times it out.
+         */
+        const started = (workerId, handed) => Effect.map(transitions.stepMany(workerId, handed.map((row) => row.id), "start"), ({ moved }) => {
+            const byId = new Map(moved.map((row) => [row.id, row]));
+            return handed.flatMap((row) => {
+                const now = byId.get(row.id);
+                return now === undefined ? [] : [{ ...now, trigger_name: row.trigger_name, trigger_input: row.trigger_input }];
+            });
+        });
+        /** One look for a plain poll: the assigned runs, else wait for a wake-up or the deadline. */
+        const listOrWait = (workerId, _environmentId, _options, until) => Effect.scoped(Effect.gen(function* () {
+            // Subscribe before looking, so an assignment in between still wakes us.
+            const assigned = yield* wakeups.subscribe(workerId);
+            const rows = yield* transitions.assignedTo(workerId, pollPageSize);
+            const remaining = until - (yield* Clock.currentTimeMillis);
+            if (rows.length > 0 || remaining <= 0)
+                return rows;
+            yield* assigned.pipe(Effect.timeoutOption(remaining));
+            return undefined;
+        }));
+        const poll = (workerId, environmentId, options) => Effect.gen(function* () {
+            // A poll is a good moment to hand out the environment's queued runs.
+            yield* supervisor.assignAndWatch(environmentId);
+            const until = (yield* Clock.currentTimeMillis) + options.wait * 1000;
+            while (true) {
+                const found = yield* (options.claim ? claimOrWait : listOrWait)(workerId, environmentId, options, until);
+                if (found !== undefined) {
+                    yield* Effect.forEach(found, watch, { discard: true });
+                    return found;
+                }
+            }
+        }).pipe(hotSpan("WorkerProtocol.poll"), Effect.annotateLogs({ workerId }));
+        // The contract's one-call-per-step requests, grouped per worker and step
+        // (`Concurrency/Grouped`): a worker's calls that arrive while its
+        // previous statement for that step runs share the next one.
+        const stepped = yield* Grouped.make({
+            max: pollPageSize,
+            id: (call) => call.runId,
+            run: (_key, calls) => Effect.map(transitions.stepMany(calls[0].workerId, calls.map((call) => call.runId), calls[0].step), (result) => answers(result)(calls))
+        });
+        const step = (workerId, runId, kind) => stepped(`${kind}/${workerId}`, { workerId, runId, step: kind });
+        const claim = (workerId, runId) => Effect.tap(step(workerId, runId, "claim"), watch);
+        const start = (workerId, runId) => Effect.tap(step(workerId, runId, "start"), watch);
+        // A heartbeat only moves the deadline later: the fiber finds it when it wakes.
+        const heartbeat = (workerId, runId) => step(workerId, runId, "heartbeat");
+        const completion = (request) => {
+            const failed = request.status === "failed";
+            return {
+                status: request.status,
+                shortMessage: request.stdout === undefined ? null : firstChars(clean(request.stdout), shortMessageChars),
+                errorMessage: failed && request.stderr !== undefined ? firstBytes(clean(request.stderr), errorMessageBytes) : null,
+                costUsd: request.costUsd ?? null,
+                faultClass: failed ? request.faultClass ?? "client" : "none"
+            };
+        };
+        /** After runs ended here: their fibers have nothing left to do, and their retries need a worker. */
+        const ended = (terminals) => Effect.gen(function* () {
+            for (const terminal of terminals)
+                yield* supervisor.release(terminal.run.id);
+            const retried = new Set(terminals.flatMap((t) => t.retry === undefined ? [] : [t.retry.environment_id]));
+            for (const environmentId of retried)
+                yield* supervisor.assignAndWatch(environmentId);
+        });
+        /** Several completes in one statement (`POST /workers/{id}/runs/complete`); each run is accepted or rejected on its own. */
+        const completeMany = (workerId, requests) => Effect.tap(transitions.completeMany(workerId, requests.map((request) => ({ runId: request.runId, completion: completion(request) }))), (result) => ended(result.ended)).pipe(Effect.annotateLogs({ workerId }));
+        // Single completes, grouped per worker as the other steps are.
+        const completes = yield* Grouped.make({
+            max: pollPageSize,
+            id: (call) => call.runId,
+            run: (_key, calls) => Effect.map(completeMany(calls[0].workerId, calls), ({ ended, rejected }) => answers({ moved: ended.map((terminal) => ({ ...terminal, id: terminal.run.id })), rejected })(calls))
+        });
+        const complete = (workerId, runId, request) => completes(workerId, { ...request, workerId, runId }).pipe(Effect.annotateLogs({ workerId, runId }));
+        return { poll, claim, start, heartbeat, complete, completeMany };
+    })
+}) {
+}
+//# sourceMappingURL=WorkerProtocol.js.map

@@ -1,0 +1,130 @@
+import * as SqlClient from "@effect/sql/SqlClient";
+import * as Effect from "effect/Effect";
+import { AuditLog } from "../Audit/AuditLog.js";
+import { Conflict, Forbidden, NotFound, ValidationError } from "../Domain/Errors.js";
+import { isUuid } from "./Policy.js";
+const toMember = (row) => ({
+    userId: row.user_id,
+    email: row.email,
+    role: row.role,
+    createdAt: row.created_at
+});
+// Members have no id of their own: the cursor is (created_at in µs, user_id),
+// which is unique and stable while members are added.
+const encodeCursor = (row) => Buffer.from(`${row.position}.${row.user_id}`, "utf8").toString("base64url");
+const decodeCursor = (cursor) => {
+    if (cursor === undefined)
+        return Effect.succeed(undefined);
+    const match = /^(\d{1,18})\.(.+)$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (match && isUuid(match[2]))
+        return Effect.succeed({ position: match[1], userId: match[2] });
+    return Effect.fail(ValidationError.field("cursor", "invalid cursor"));
+};
+const ownerOnly = new Forbidden({ error: "only an owner grants, changes or removes the owner role" });
+const lastOwner = new Conflict({ error: "an environment must keep at least one owner" });
+const memberNotFound = NotFound.of("member");
+/**
+ * Memberships of an environment. Every change locks the environment's member
+ * rows first, so two concurrent demotions cannot both pass the last-owner check.
+ */
+export class Members extends Effect.Service()("Tenancy/Members", {
+    effect: Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient;
+        const audit = yield* AuditLog;
+        const select = sql `
+      SELECT m.user_id, u.email, m.role, m.created_at,
+             (extract(epoch FROM m.created_at) * 1000000)::bigint::text AS position
+      FROM members m JOIN users u ON u.id = m.user_id`;
+        const list = (environmentId, cursor, limit) => Effect.gen(function* () {
+            const after = yield* decodeCursor(cursor);
+            const rows = yield* sql `
+          ${select} WHERE m.environment_id = ${environmentId}
+          ${after === undefined ? sql `` : sql `AND ((extract(epoch FROM m.created_at) * 1000000)::bigint, m.user_id)
+            < (${after.position}::bigint, ${after.userId}::uuid)`}
+          ORDER BY m.created_at DESC, m.user_id DESC LIMIT ${limit + 1}`.pipe(Effect.orDie);
+            const items = rows.slice(0, limit);
+            return {
+                items: items.map(toMember),
+                nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1]) : null
+            };
+        }).pipe(Effect.withSpan("Members.list"));
+        /** Locks every member row of the environment; answers the roles and the caller's own role. */
+        const lockRoles = (environmentId, actor) => Effect.gen(function* () {
+            const rows = yield* sql `
+          SELECT user_id, role FROM members WHERE environment_id = ${environmentId} FOR UPDATE`;
+            const roles = new Map(rows.map((r) => [r.user_id, r.role]));
+            const callerRole = actor._tag !== "User" ? actor.role : roles.get(actor.userId);
+            const owners = rows.filter((r) => r.role === "owner").length;
+            return { roles, callerIsOwner: callerRole === "owner", owners };
+        });
+        const findOne = (environmentId, userId) => Effect.map(sql `${select} WHERE m.environment_id = ${environmentId} AND m.user_id = ${userId}`, (rows) => toMember(rows[0]));
+        const add = (actor, environmentId, userId, role) => Effect.gen(function* () {
+            const locked = yield* lockRoles(environmentId, actor);
+            if (role === "owner" && !locked.callerIsOwner)
+                return yield* Effect.fail(ownerOnly);
+            const user = yield* sql `SELECT 1 FROM users WHERE id = ${userId}`;
+            if (user.length === 0)
+                return yield* Effect.fail(NotFound.of("user"));
+            // ON CONFLICT rather than the locked map: a concurrent add of the same user is a new row the lock cannot see.
+            const inserted = yield* sql `
+          INSERT INTO members (environment_id, user_id, role) VALUES (${environmentId}, ${userId}, ${role})
+          ON CONFLICT (environment_id, user_id) DO NOTHING RETURNING user_id`;
+            if (inserted.length === 0)
+                return yield* Effect.fail(new Conflict({ error: "user is already a member" }));
+            yield* audit.record({ environmentId, actor, action: "member.added", targetType: "user", targetId: userId, metadata: { role } });
+            return yield* findOne(environmentId, userId);
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Members.add"));
+        const changeRole = (actor, environmentId, userId, role) => Effect.gen(function* () {
+            if (!isUuid(userId))
+                return yield* Effect.fail(memberNotFound);
+            const locked = yield* lockRoles(environmentId, actor);
+            // The map is keyed by the database's lower-case spelling of the id.
+            const current = locked.roles.get(userId.toLowerCase());
+            if (current === undefined)
+                return yield* Effect.fail(memberNotFound);
+            if ((current === "owner" || role === "owner") && !locked.callerIsOwner && current !== role) {
+                return yield* Effect.fail(ownerOnly);
+            }
+            if (current === role)
+                return yield* findOne(environmentId, userId);
+            if (current === "owner" && locked.owners <= 1)
+                return yield* Effect.fail(lastOwner);
+            yield* sql `UPDATE members SET role = ${role} WHERE environment_id = ${environmentId} AND user_id = ${userId}`;
+            yield* audit.record({
+                environmentId,
+                actor,
+                action: "member.role_changed",
+                targetType: "user",
+                targetId: userId,
+                metadata: { from: current, to: role }
+            });
+            return yield* findOne(environmentId, userId);
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Members.changeRole"));
+        const remove = (actor, environmentId, userId) => Effect.gen(function* () {
+            if (!isUuid(userId))
+                return yield* Effect.fail(memberNotFound);
+            const locked = yield* lockRoles(environmentId, actor);
+            // The map is keyed by the database's lower-case spelling of the id.
+            const current = locked.roles.get(userId.toLowerCase());
+            if (current === undefined)
+                return yield* Effect.fail(memberNotFound);
+            if (current === "owner" && !locked.callerIsOwner)
+                return yield* Effect.fail(ownerOnly);
+            if (current === "owner" && locked.owners <= 1)
+                return yield* Effect.fail(lastOwner);
+            yield* sql `DELETE FROM members WHERE environment_id = ${environmentId} AND user_id = ${userId}`;
+            yield* audit.record({
+                environmentId,
+                actor,
+                action: "member.removed",
+                targetType: "user",
+                targetId: userId,
+                metadata: { role: current }
+            });
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Members.remove"));
+        return { list, add, changeRole, remove };
+    }),
+    dependencies: [AuditLog.Default]
+}) {
+}
+//# sourceMappingURL=Members.js.map

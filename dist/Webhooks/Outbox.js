@@ -1,0 +1,13 @@
+/**
+ * The webhook outbox. A terminal transition writes one `webhook_outbox` row
+ * in its own statement (see `Transitions.terminal`): the run id, trigger id,
+ * and the URL and sealed secret the run snapshotted when it was created. The
+ * body is not stored: it is rendered from the terminal run when the row is
+ * leased (`DeliveriesRepo.lease`) or handed to this instance's delivery loop
+ * (`Webhooks/Handoff`), and a terminal run's reported fields never change, so
+ * every attempt sends, and signs, the same bytes. A row nobody was handed is
+ * announced on `outboxChannel` for any instance's loop to lease.
+ */
+/** The Postgres channel a new outbox row is announced on; the delivery loop listens to it. */
+export const outboxChannel = "webhook_outbox";
+//# sourceMappingURL=Outbox.js.map

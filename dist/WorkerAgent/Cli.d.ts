@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=Cli.d.ts.map

@@ -1,0 +1,143 @@
+import * as Cause from "effect/Cause";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Option from "effect/Option";
+import * as Schedule from "effect/Schedule";
+import { costPattern } from "../Domain/Decimal.js";
+import { Conflict, NotFound } from "../Domain/Errors.js";
+import { fatalUnauthorized, WorkerUnauthorized } from "./Errors.js";
+import { describe, retryTransient } from "./Transient.js";
+/**
+ * One run on the worker's side: claim (unless the poll claimed it), start,
+ * the handler raced against heartbeats and the run's timeout, then complete.
+ */
+// The service keeps the first 500 characters of stdout and 64 KiB of stderr;
+// sending more would only risk the 1 MiB body limit.
+const stdoutChars = 4096;
+const stderrBytes = 64 * 1024;
+const firstChars = (text, n) => text.length <= n ? text : Array.from(text.slice(0, n * 2)).slice(0, n).join("");
+const firstBytes = (text, max) => {
+    const bytes = Buffer.from(text, "utf8");
+    if (bytes.length <= max)
+        return text;
+    let end = max;
+    while (end > 0 && (bytes[end] & 0xc0) === 0x80)
+        end--;
+    return bytes.subarray(0, end).toString("utf8");
+};
+class RunLost {
+    _tag = "RunLost";
+}
+const messageOf = (cause) => {
+    const error = Cause.squash(cause);
+    if (error instanceof Error)
+        return error.message;
+    if (typeof error === "string")
+        return error;
+    try {
+        return JSON.stringify(error);
+    }
+    catch {
+        return String(error);
+    }
+};
+/** Requests a run transition: true once done; false when refused (404/409: the run is no longer ours to move). */
+export const transition = (call, what, retries) => retryTransient(call.pipe(Effect.timeout("30 seconds")), what, retries).pipe(Effect.as(true), fatalUnauthorized, Effect.catchAll((error) => error instanceof WorkerUnauthorized
+    ? Effect.fail(error)
+    : Effect.as(Effect.logWarning(`${what}: refused`).pipe(Effect.annotateLogs({ reason: describe(error) })), false)));
+/** How many times a complete is retried after transient failures. */
+export const completeRetries = (schedule) => schedule.pipe(Schedule.intersect(Schedule.recurs(8)), Schedule.asVoid);
+export const makeRunProcessor = (client, workerId, options, fraction, schedule, 
+/** Coalesces completes into batched calls (with `claimOnPoll`); without it, each run completes on its own. */
+completions) => (run) => {
+    const path = { id: workerId, runId: run.id };
+    // At shutdown a run completes on its own with a short retry schedule, never waiting behind a batch.
+    const complete = (result, retries) => {
+        // A malformed cost would fail the request's encoding, and so the whole
+        // result: it is left out (and said so), the rest is recorded.
+        const cost = result.costUsd !== undefined && costPattern.test(result.costUsd) ? result.costUsd : undefined;
+        const payload = {
+            status: result.status,
+            ...(result.stdout !== undefined ? { stdout: firstChars(result.stdout, stdoutChars) } : {}),
+            ...(result.stderr !== undefined ? { stderr: firstBytes(result.stderr, stderrBytes) } : {}),
+            ...(cost !== undefined ? { costUsd: cost } : {}),
+            ...(result.status === "failed" ? { faultClass: result.faultClass ?? "client" } : {})
+        };
+        const warned = cost === result.costUsd
+            ? Effect.void
+            : Effect.logWarning("costUsd left out: not a decimal string with up to 12 integer and 8 fraction digits");
+        const sent = Effect.zipRight(warned, completions !== undefined && retries === undefined
+            ? completions.complete(run.id, payload)
+            : transition(client.workerProtocol.complete({ path, payload }), "completing the run", retries ?? completeRetries(schedule)));
+        return Effect.tap(sent, (done) => done ? Effect.logInfo("run completed").pipe(Effect.annotateLogs({ status: result.status })) : Effect.void);
+    };
+    const heartbeatEvery = Duration.millis(Math.max(500, run.trigger.heartbeatTimeoutSeconds * 1000 * fraction));
+    // A few quick retries: a heartbeat that waits for the full backoff would come too late anyway.
+    const heartbeatRetries = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(3)), Schedule.asVoid);
+    const heartbeat = Effect.sleep(heartbeatEvery).pipe(Effect.zipRight(retryTransient(client.workerProtocol.heartbeat({ path }).pipe(Effect.timeout("10 seconds")), "heartbeat", heartbeatRetries).pipe(fatalUnauthorized, Effect.catchAll((error) => {
+        if (error instanceof WorkerUnauthorized)
+            return Effect.fail(error);
+        // The service already ended the run (timed out, or it is gone): stop working on it.
+        if (error instanceof Conflict || error instanceof NotFound)
+            return Effect.fail(new RunLost());
+        return Effect.logWarning("heartbeat failed; trying again at the next interval").pipe(Effect.annotateLogs({ reason: describe(error) }));
+    }))), Effect.forever);
+    const execute = Effect.raceFirst(options.handler(run).pipe(Effect.map((result) => ({ _tag: "Done", result })), Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.succeed({
+            _tag: "Done",
+            result: {
+                status: "failed",
+                stderr: messageOf(cause),
+                faultClass: Option.isSome(Cause.failureOption(cause)) ? "client" : "infra"
+            }
+        })), Effect.timeoutTo({
+        duration: Duration.seconds(run.trigger.timeoutSeconds),
+        onSuccess: (outcome) => outcome,
+        onTimeout: () => ({ _tag: "TimedOut" })
+    })), heartbeat.pipe(Effect.catchIf((e) => e instanceof RunLost, () => Effect.succeed({ _tag: "Lost" }))));
+    const shutdownFailure = { status: "failed", stderr: "the worker shut down before the run finished", faultClass: "infra" };
+    const shutdownRetries = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(2)), Schedule.asVoid);
+    // Everything outside `restore` is uninterruptible: once a run is ours, it is
+    // always completed (or knowingly left to the service), even on shutdown.
+    return Effect.uninterruptibleMask((restore) => Effect.gen(function* () {
+        const claimedExit = yield* restore(
+        // A claim-on-poll hands runs over claimed, or running with `start=true`: the status says which steps are left.
+        run.status !== "assigned" ? Effect.succeed(true) : transition(client.workerProtocol.claim({ path }), "claiming the run", schedule)).pipe(Effect.exit);
+        if (Exit.isFailure(claimedExit)) {
+            if (Cause.isInterruptedOnly(claimedExit.cause))
+                return;
+            return yield* Effect.failCause(claimedExit.cause);
+        }
+        if (!claimedExit.value)
+            return;
+        const startedExit = yield* restore(run.status === "running" ? Effect.succeed(true) : transition(client.workerProtocol.start({ path }), "starting the run", schedule)).pipe(Effect.exit);
+        if (Exit.isFailure(startedExit)) {
+            if (!Cause.isInterruptedOnly(startedExit.cause))
+                return yield* Effect.failCause(startedExit.cause);
+            yield* complete(shutdownFailure, shutdownRetries);
+            return;
+        }
+        if (!startedExit.value)
+            return;
+        yield* Effect.logInfo("run started");
+        const outcome = yield* restore(execute).pipe(Effect.exit);
+        if (Exit.isFailure(outcome)) {
+            if (!Cause.isInterruptedOnly(outcome.cause))
+                return yield* Effect.failCause(outcome.cause);
+            yield* complete(shutdownFailure, shutdownRetries);
+            return;
+        }
+        switch (outcome.value._tag) {
+            case "Done":
+                yield* complete(outcome.value.result);
+                return;
+            case "Lost":
+                return yield* Effect.logWarning("the service ended the run before it finished (timed out); result dropped");
+            case "TimedOut":
+                return yield* Effect.logWarning("run passed its timeoutSeconds: stopped; the service records it timed_out").pipe(Effect.annotateLogs({ timeoutSeconds: run.trigger.timeoutSeconds }));
+        }
+    })).pipe(Effect.annotateLogs({ runId: run.id, triggerId: run.triggerId }));
+};
+//# sourceMappingURL=RunProcessor.js.map

@@ -1,0 +1,70 @@
+import { HttpClientError } from "@effect/platform";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as ParseResult from "effect/ParseResult";
+import * as Predicate from "effect/Predicate";
+import * as Schedule from "effect/Schedule";
+import { InternalError, ServiceUnavailable } from "../Domain/Errors.js";
+/**
+ * Errors worth retrying: the service could not answer now (network failure,
+ * timeout, 5xx, 408, 429) or answered something unreadable (a proxy's HTML
+ * error page). Everything else is an answer, and retrying would repeat it.
+ */
+export const isTransient = (error) => {
+    if (error instanceof InternalError || error instanceof ServiceUnavailable)
+        return true;
+    if (Cause.isTimeoutException(error))
+        return true;
+    if (ParseResult.isParseError(error))
+        return true;
+    if (HttpClientError.isHttpClientError(error)) {
+        if (error._tag === "RequestError")
+            return true;
+        const status = error.response.status;
+        return status >= 500 || status === 408 || status === 429;
+    }
+    return false;
+};
+const causeChain = (error) => {
+    const parts = [];
+    let current = error;
+    for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+        if (current.message && !parts.includes(current.message))
+            parts.push(current.message);
+        current = current.cause;
+    }
+    return parts.join(": ");
+};
+/** A one-line description for logs and error messages; never includes a token. */
+export const describe = (error) => {
+    if (HttpClientError.isHttpClientError(error)) {
+        if (error._tag === "ResponseError")
+            return `HTTP ${error.response.status} from ${error.request.method} ${error.request.url}`;
+        // `message` names the method and URL; the cause says why (ECONNREFUSED, ENOTFOUND, ...).
+        const reason = causeChain(error.cause);
+        return reason.length > 0 ? `${error.message}: ${reason}` : error.message;
+    }
+    if (Cause.isTimeoutException(error))
+        return "the request timed out";
+    if (ParseResult.isParseError(error))
+        return "unexpected response from the service";
+    if (Predicate.hasProperty(error, "error") && typeof error.error === "string")
+        return error.error;
+    if (error instanceof Error)
+        return causeChain(error);
+    return String(error);
+};
+/**
+ * Exponential backoff from 250 ms, doubling, jittered, capped at 30 s between
+ * attempts: a worker outlives service restarts and network blips.
+ */
+export const defaultRetrySchedule = Schedule.exponential("250 millis", 2).pipe(Schedule.jittered, Schedule.union(Schedule.spaced("30 seconds")), Schedule.asVoid);
+/**
+ * Retries `effect` while it fails transiently, logging each failure (a
+ * reconnecting worker says so), with `schedule` deciding the delays and when
+ * to give up.
+ */
+export const retryTransient = (effect, what, schedule) => effect.pipe(Effect.tapError((error) => isTransient(error)
+    ? Effect.logWarning(`${what} failed, retrying with backoff`).pipe(Effect.annotateLogs({ reason: describe(error) }))
+    : Effect.void), Effect.retry({ schedule, while: isTransient }));
+//# sourceMappingURL=Transient.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=Types.js.map

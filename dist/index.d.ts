@@ -1,0 +1,20 @@
+/**
+ * Pipeline Trigger Service as a library.
+ *
+ * - `Api`: the HTTP API definition (contract only), for clients and servers.
+ * - The error classes every endpoint answers with.
+ * - `makeClient`: the typed `HttpApiClient` of the whole API.
+ * - The worker SDK: `runWorker`, `register` and their errors.
+ * - `PipelineTriggers`: the scheduler as Layers for an Effect program
+ *   (`layer`, `layerWith`, `layerEmbedded`, `layerHttp`, the `PipelineTriggers`
+ *   service and the `PipelineTriggersConfig` Tag with its `defaults`).
+ */
+export { Api } from "./Api.js";
+export { type ClientOptions, makeClient, type PipelineClient } from "./Client.js";
+export { BadRequest, Conflict, Forbidden, InternalError, NotFound, PayloadTooLarge, ServiceUnavailable, TooManyRequests, Unauthorized, ValidationDetails, ValidationError } from "./Domain/Errors.js";
+export * as PipelineTriggers from "./Embed.js";
+export { Run, RunStatus } from "./Runs/Run.js";
+export { PolledRun } from "./Scheduler/WorkerApi.js";
+export { CreateTrigger, Trigger } from "./Triggers/Api.js";
+export * from "./WorkerSdk/index.js";
+//# sourceMappingURL=index.d.ts.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=main.d.ts.map
