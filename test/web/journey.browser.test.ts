@@ -135,6 +135,10 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("form", { name: "Rename worker browser-test-worker" }).getByLabel("Label", { exact: true }).fill("build box")
           await page.getByRole("button", { name: "Save" }).click()
           await page.getByRole("row").filter({ hasText: "build box" }).waitFor()
+          await page.getByRole("button", { name: "Drain build box" }).click()
+          await expect.poll(() => page.getByRole("row").filter({ hasText: "build box" }).textContent(), { timeout: 30_000 }).toContain("draining")
+          await page.getByRole("button", { name: "Undrain build box" }).click()
+          await expect.poll(() => page.getByRole("row").filter({ hasText: "build box" }).textContent(), { timeout: 30_000 }).toContain("online")
           await screenshot(page, "workers")
         })
 
@@ -187,8 +191,13 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await delivery.waitFor({ timeout: 60_000 })
           expect(await delivery.textContent()).toContain("200")
           await screenshot(page, "run")
+
+          // Redeliver: a second, manual delivery of the same run.
+          await page.getByRole("button", { name: "Redeliver webhook" }).click()
+          await page.getByRole("row").filter({ hasText: "manual" }).waitFor({ timeout: 60_000 })
         })
-        expect(hook.hits.length).toBe(1)
+        expect(hook.hits.length).toBe(2)
+        expect(hook.hits[1]).toBe(hook.hits[0])
 
         // The overview: the figures, queue depth and running runs, refreshed in place.
         yield* Effect.promise(async () => {
@@ -316,6 +325,15 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("button", { name: "Apply filters" }).click()
           await page.getByRole("row").filter({ hasText: "member.added" }).waitFor()
           await screenshot(page, "audit")
+
+          // Revoke the worker (confirmed): it stays listed as revoked, with nothing left to do.
+          await nav(page, "Workers")
+          await page.getByRole("button", { name: "Revoke build box" }).click()
+          await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click()
+          await expect.poll(() => page.getByRole("row").filter({ hasText: "build box" }).textContent(), { timeout: 30_000 }).toContain("revoked")
+          expect(await page.getByRole("button", { name: "Drain build box" }).count()).toBe(0)
+          await nav(page, "Audit log")
+          await page.getByRole("row").filter({ hasText: "worker.revoked" }).waitFor()
         })
 
         // The second member's session: an operator may run a trigger but not change it.
