@@ -71,7 +71,8 @@ export const startService = async (env: Record<string, string>): Promise<Service
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 600; i++) {
     try {
-      const res = await fetch(`${url}/api/v1/health`)
+      // Bounded: a connection accepted while the service is still starting may never be answered.
+      const res = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(2000) })
       if (res.ok) break
     } catch {
       // not up yet

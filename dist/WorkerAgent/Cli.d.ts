@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=Cli.d.ts.map

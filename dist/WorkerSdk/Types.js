@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=Types.js.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=main.d.ts.map
