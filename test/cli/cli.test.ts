@@ -7,7 +7,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { createTrigger, mintRegistrationToken, registerWorker, setupEnvironment } from "../support/Fixtures.js"
-import { layer } from "../support/TestApp.js"
+import { call, layer } from "../support/TestApp.js"
 import { isTerminal, readRun, requestRun, serverUrl, waitForRun } from "../sdk/support.js"
 import { defaultTokenFile } from "../../src/WorkerAgent/Options.js"
 import { alive, configHome, exitCode, startAgent, waitForOutput } from "./support.js"
@@ -121,6 +121,35 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const quick = yield* createTrigger(env, { name: "quick", input: { command: "echo still here" } })
       const quickRun = yield* requestRun(env, quick.id)
       expect(yield* waitForRun(env, quick.id, quickRun, isTerminal)).toMatchObject({ status: "succeeded", shortMessage: "still here" })
+    }), 60_000)
+
+  it.scoped("a cancel kills the command's process group; the agent completes the run, recorded cancelled", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const url = yield* serverUrl
+      const dir = yield* tempDir
+      const { token, workerId } = yield* registerWorker(env)
+      const agent = yield* startAgent(["--url", url, "--worker-id", workerId], { cwd: dir, env: { PIPELINE_WORKER_TOKEN: token } })
+      yield* waitForOutput(agent, /worker polling for runs/)
+      const pidFile = path.join(dir, "sleep.pid")
+      const trigger = yield* createTrigger(env, {
+        name: "cancellable",
+        heartbeatTimeoutSeconds: 5,
+        input: { command: `sleep 60 & echo $! > ${pidFile}; wait` }
+      })
+      const runId = yield* requestRun(env, trigger.id)
+      yield* waitForRun(env, trigger.id, runId, (run) => run.status === "running" && fs.existsSync(pidFile))
+      const pid = Number(fs.readFileSync(pidFile, "utf8").trim())
+      expect(alive(pid)).toBe(true)
+      const cancelled = yield* call("POST", `/api/v1/runs/${runId}/cancel`, { cookie: env.user.cookie })
+      expect(cancelled.status).toBe(200)
+      const run = yield* waitForRun(env, trigger.id, runId, isTerminal)
+      // Acknowledged by the agent (its note), not ended by the grace period (30 s).
+      expect(run).toMatchObject({ status: "cancelled", faultClass: "none", errorMessage: "cancelled: the handler was interrupted" })
+      yield* Effect.suspend(() => alive(pid) ? Effect.fail("alive") : Effect.void).pipe(
+        Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("5 seconds")))
+      )
+      expect(alive(pid)).toBe(false)
     }), 60_000)
 
   it.scoped("SIGTERM lets a running command finish before the agent exits", () =>
