@@ -35,6 +35,7 @@ import { DeliveryHandoff } from "./Webhooks/Handoff.js"
 import { WebhooksLive } from "./Webhooks/Http.js"
 import { Redelivery } from "./Webhooks/Redelivery.js"
 import { TriggersLive } from "./Triggers/Http.js"
+import { ScheduleFiring } from "./Triggers/ScheduleFiring.js"
 import { Triggers } from "./Triggers/Triggers.js"
 import { TriggersRepo } from "./Triggers/TriggersRepo.js"
 import { WorkersLive } from "./Workers/Http.js"
@@ -87,10 +88,10 @@ export const ServicesLive = Layer.mergeAll(
 
 /**
  * Background fibers that run beside the HTTP server (run supervision, webhook
- * delivery). Each is a scoped layer: it starts with the app and is interrupted
+ * delivery, scheduled triggers). Each is a scoped layer: it starts with the app and is interrupted
  * when the app's scope closes.
  */
-export const BackgroundLive = Layer.mergeAll(RunRequests.Default, RunCancellation.Default).pipe(
+export const BackgroundLive = Layer.mergeAll(RunRequests.Default, RunCancellation.Default, ScheduleFiring.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer)),
   // One handoff for both: terminal transitions hand their webhooks to this instance's delivery loop.
   Layer.provide(DeliveryHandoff.layer)

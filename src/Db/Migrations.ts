@@ -7,6 +7,7 @@ import m0004 from "./migrations/0004_run_events.js"
 import m0005 from "./migrations/0005_run_cancellation.js"
 import m0006 from "./migrations/0006_worker_revoke_drain_redelivery.js"
 import m0007 from "./migrations/0007_history_at_scale.js"
+import m0008 from "./migrations/0008_scheduled_triggers.js"
 import m0009 from "./migrations/0009_mcp_actor.js"
 import m0010 from "./migrations/0010_key_fingerprints.js"
 
@@ -22,6 +23,7 @@ export const migrations = {
   "0005_run_cancellation": m0005,
   "0006_worker_revoke_drain_redelivery": m0006,
   "0007_history_at_scale": m0007,
+  "0008_scheduled_triggers": m0008,
   "0009_mcp_actor": m0009,
   "0010_key_fingerprints": m0010
 }

@@ -1,7 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { actorColumns, type AuditAction } from "../Audit/AuditLog.js"
-import type { Actor } from "../Auth/Security.js"
+import { actorColumns, type AuditAction, type AuditActor } from "../Audit/AuditLog.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { nowIso } from "../Scheduler/Time.js"
 import { workerActive, workerLoad, workerTakesNewRuns } from "../Scheduler/WorkerLoad.js"
@@ -47,7 +46,20 @@ export interface Created {
 export interface CreateRequest {
   readonly input: { readonly value: unknown } | undefined
   readonly idempotencyKey: string | undefined
-  readonly actor: Actor
+  readonly actor: AuditActor
+  /** The schedule tick (epoch ms) this run is for; a trigger has at most one run per tick. */
+  readonly scheduledFor?: number | undefined
+}
+
+/**
+ * A schedule tick's firing: the statement creates its run only if it moves
+ * the trigger's `next_run_at` from `from` (the value the scheduler read) to
+ * `to` (null: no further tick), so of any number of instances firing the same
+ * tick exactly one creates the run, in the statement that advances the schedule.
+ */
+export interface Advance {
+  readonly from: number
+  readonly to: number | undefined
 }
 
 /**
@@ -107,6 +119,8 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         readonly environmentId?: string | undefined
         /** Assign the runs at once where the scheduler's rules allow. */
         readonly placement?: Placement | undefined
+        /** Only if the trigger's schedule moves on from this tick (see `Advance`). */
+        readonly advance?: Advance | undefined
       } = {}
     ): Effect.Effect<ReadonlyArray<Created | undefined>> =>
       Effect.gen(function*() {
@@ -114,6 +128,8 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         const ids = requests.map(() => uuidv7())
         const column = <A>(f: (request: CreateRequest) => A) => requests.map(f)
         const place = options.placement
+        const advance = options.advance
+        const scopedToEnvironment = options.environmentId === undefined ? sql`` : sql`AND environment_id = ${options.environmentId}`
         // One round trip for the lock, placement, inserts and audit rows. A
         // placed run skips the assignment pass (two more round trips before
         // its worker's poll wakes).
@@ -124,13 +140,25 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
               ${column((r) => r.input === undefined || r.input.value === undefined || r.input.value === null ? null : JSON.stringify(r.input.value))}::text[],
               ${column((r) => r.idempotencyKey ?? null)}::text[],
               ${column((r) => actorColumns(r.actor).type)}::text[], ${column((r) => actorColumns(r.actor).id)}::uuid[],
-              ${column((r) => JSON.stringify({ triggerId, idempotencyKey: r.idempotencyKey !== undefined }))}::text[],
-              ${requests.map(() => uuidv7())}::uuid[]
-            ) WITH ORDINALITY AS i(id, explicit, input, idempotency_key, actor_type, actor_id, metadata, audit_id, n)
-          ), t AS (
-            SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL
-              ${options.environmentId === undefined ? sql`` : sql`AND environment_id = ${options.environmentId}`}
-            FOR KEY SHARE
+              ${column((r) => JSON.stringify({
+                triggerId,
+                idempotencyKey: r.idempotencyKey !== undefined,
+                ...(r.scheduledFor === undefined ? {} : { scheduledFor: new Date(r.scheduledFor).toISOString() })
+              }))}::text[],
+              ${requests.map(() => uuidv7())}::uuid[],
+              ${column((r) => r.scheduledFor === undefined ? null : new Date(r.scheduledFor).toISOString())}::timestamptz[]
+            ) WITH ORDINALITY AS i(id, explicit, input, idempotency_key, actor_type, actor_id, metadata, audit_id, scheduled_for, n)
+          ), t AS (${
+          advance === undefined ? sql`
+            SELECT * FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL ${scopedToEnvironment}
+            FOR KEY SHARE` : sql`
+            -- Conditional on the tick read: a concurrent firing of the same
+            -- tick waits for this row, then finds it moved on and creates nothing.
+            UPDATE triggers SET next_run_at = ${advance.to === undefined ? null : new Date(advance.to).toISOString()}::timestamptz
+            WHERE id = ${triggerId} AND deleted_at IS NULL AND schedule_cron IS NOT NULL
+              AND next_run_at = ${new Date(advance.from).toISOString()}::timestamptz ${scopedToEnvironment}
+            RETURNING *`
+        }
           ), ${
           place === undefined ? sql`pick AS (SELECT NULL::uuid AS id, false AS claim, 0::bigint AS n WHERE false)` : sql`
             -- Checked before any worker's load is counted: under a backlog
@@ -160,7 +188,7 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
         }, created AS (
             INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
               timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at,
-              worker_id, assigned_at, claimed_at, deadline_at)
+              worker_id, assigned_at, claimed_at, deadline_at, scheduled_for)
             SELECT i.id, t.id, t.environment_id,
               CASE WHEN pick.id IS NULL THEN 'queued' WHEN pick.claim THEN 'claimed' ELSE 'assigned' END, 1,
               CASE WHEN i.explicit THEN i.input::jsonb ELSE t.input END,
@@ -172,10 +200,12 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
               CASE WHEN pick.claim THEN ${now}::timestamptz END,
               CASE WHEN pick.id IS NULL THEN NULL
                 WHEN pick.claim THEN ${now}::timestamptz + t.heartbeat_timeout_seconds * interval '1 second'
-                ELSE ${now}::timestamptz + ${place?.claimTimeoutSeconds ?? 0}::int * interval '1 second' END
+                ELSE ${now}::timestamptz + ${place?.claimTimeoutSeconds ?? 0}::int * interval '1 second' END,
+              i.scheduled_for
             FROM input i CROSS JOIN t LEFT JOIN pick ON pick.n = i.n
             ORDER BY i.n
-            ON CONFLICT (trigger_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+            -- A repeated Idempotency-Key (runs_idempotency) or schedule tick (runs_scheduled_tick): no second run.
+            ON CONFLICT DO NOTHING
             RETURNING *
           ), audited AS (
             INSERT INTO audit_log (id, environment_id, actor_type, actor_id, action, target_type, target_id, metadata)

@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
 import { InputValue, inputJsonSchema, Limit, Page, Payload } from "../Domain/Schemas.js"
+import { Schedule, ScheduleInput } from "./Schedule.js"
 
 /** A trigger as every read returns it: never the webhook secret or the MCP token. */
 export class Trigger extends Schema.Class<Trigger>("Trigger")({
@@ -17,6 +18,10 @@ export class Trigger extends Schema.Class<Trigger>("Trigger")({
   maxRetries: Schema.Int,
   webhookUrl: Schema.NullOr(Schema.String),
   hasWebhookSecret: Schema.Boolean,
+  /** Null when the trigger runs only on request. */
+  schedule: Schema.NullOr(Schedule),
+  /** The schedule's next tick; null without a schedule. */
+  nextRunAt: Schema.NullOr(Schema.Date),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
 }) {}
@@ -100,7 +105,8 @@ export const CreateTrigger = Payload({
   heartbeatTimeoutSeconds: Schema.optional(intBetween(5, 3600, 30)),
   maxRetries: Schema.optional(intBetween(0, 10, 0)),
   webhookUrl: Schema.optional(Schema.NullOr(WebhookUrl)),
-  webhookSecret: Schema.optional(Schema.NullOr(WebhookSecret))
+  webhookSecret: Schema.optional(Schema.NullOr(WebhookSecret)),
+  schedule: Schema.optional(Schema.NullOr(ScheduleInput))
 })
 
 /** Any subset; `null` clears the nullable fields (`webhookUrl: null` removes the webhook). */
@@ -113,7 +119,8 @@ export const PatchTrigger = Payload({
   heartbeatTimeoutSeconds: Schema.optional(intBetween(5, 3600)),
   maxRetries: Schema.optional(intBetween(0, 10)),
   webhookUrl: Schema.optional(Schema.NullOr(WebhookUrl)),
-  webhookSecret: Schema.optional(Schema.NullOr(WebhookSecret))
+  webhookSecret: Schema.optional(Schema.NullOr(WebhookSecret)),
+  schedule: Schema.optional(Schema.NullOr(ScheduleInput))
 })
 
 // Path ids are plain strings: a malformed id names nothing, so it answers 404 like a missing one.
@@ -140,7 +147,7 @@ export class TriggersApi extends HttpApiGroup.make("triggers")
   .add(
     HttpApiEndpoint.post("create", "/environments/:envId/triggers")
       .annotate(OpenApi.Summary, "Create a trigger")
-      .annotate(OpenApi.Description, "admin or higher. Fields absent take the defaults shown. `webhookSecret` (16+ characters) is stored encrypted and never returned; `webhookUrl` must be a public http(s) address unless the service allows private networks.")
+      .annotate(OpenApi.Description, "admin or higher. Fields absent take the defaults shown. `webhookSecret` (16+ characters) is stored encrypted and never returned; `webhookUrl` must be a public http(s) address unless the service allows private networks. `schedule` (`{cron, timezone, catchUp}`) starts a run of the trigger at each tick of the cron expression in the IANA zone (default UTC); reads answer its `nextRunAt`.")
       .setPath(EnvironmentPath)
       .setPayload(CreateTrigger)
       .addSuccess(Trigger, { status: 201 })
@@ -158,7 +165,7 @@ export class TriggersApi extends HttpApiGroup.make("triggers")
   .add(
     HttpApiEndpoint.patch("update", "/triggers/:id")
       .annotate(OpenApi.Summary, "Update a trigger")
-      .annotate(OpenApi.Description, "admin or higher; any subset of the fields. `null` clears a nullable field (`webhookUrl: null` removes the webhook); an empty or absent `webhookSecret` keeps the secret. Changes apply to runs requested later.")
+      .annotate(OpenApi.Description, "admin or higher; any subset of the fields. `null` clears a nullable field (`webhookUrl: null` removes the webhook, `schedule: null` stops the schedule); an empty or absent `webhookSecret` keeps the secret. A new `schedule` replaces the old one and fires from its next tick on. Changes apply to runs requested later.")
       .setPath(TriggerPath)
       .setPayload(PatchTrigger)
       .addSuccess(Trigger)

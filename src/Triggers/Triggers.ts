@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AuditLog } from "../Audit/AuditLog.js"
@@ -12,6 +13,8 @@ import type { Role } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { UrlGuard } from "../Webhooks/UrlGuard.js"
 import { type CreateTrigger, type PatchTrigger, Trigger } from "./Api.js"
+import * as Schedule from "./Schedule.js"
+import { schedulesChannel } from "./ScheduleSignal.js"
 import { isUuid, type TriggerChanges, type TriggerRow, TriggersRepo } from "./TriggersRepo.js"
 
 export const toTrigger = (row: TriggerRow): Trigger =>
@@ -27,11 +30,24 @@ export const toTrigger = (row: TriggerRow): Trigger =>
     maxRetries: row.max_retries,
     webhookUrl: row.webhook_url,
     hasWebhookSecret: row.webhook_secret_enc !== null,
+    schedule: row.schedule_cron === null ? null : {
+      cron: row.schedule_cron,
+      timezone: row.schedule_timezone ?? Schedule.defaultTimeZone,
+      catchUp: row.schedule_catch_up ?? Schedule.defaultCatchUp
+    },
+    nextRunAt: row.next_run_at === null ? null : new Date(row.next_run_at),
     createdAt: row.created_at,
     updatedAt: row.updated_at
   })
 
 export const defaults = { timeoutSeconds: 3600, heartbeatTimeoutSeconds: 30, maxRetries: 0 } as const
+
+const scheduleOf = (row: TriggerRow): ScheduleColumns => ({
+  schedule_cron: row.schedule_cron,
+  schedule_timezone: row.schedule_timezone,
+  schedule_catch_up: row.schedule_catch_up,
+  next_run_at: row.next_run_at
+})
 
 type Create = typeof CreateTrigger.Type
 type Patch = typeof PatchTrigger.Type
@@ -46,7 +62,27 @@ const fieldNames: Record<keyof TriggerChanges, string> = {
   heartbeat_timeout_seconds: "heartbeatTimeoutSeconds",
   max_retries: "maxRetries",
   webhook_url: "webhookUrl",
-  webhook_secret_enc: "webhookSecret"
+  webhook_secret_enc: "webhookSecret",
+  schedule_cron: "schedule",
+  schedule_timezone: "schedule",
+  schedule_catch_up: "schedule",
+  // Follows the schedule; never compared on its own.
+  next_run_at: "schedule"
+}
+
+type ScheduleColumns = Pick<TriggerChanges, "schedule_cron" | "schedule_timezone" | "schedule_catch_up" | "next_run_at">
+
+/** The columns for a schedule (or none), its first tick being the first after `now`. */
+const scheduleColumns = (input: Schedule.ScheduleInput | null, now: number): ScheduleColumns => {
+  if (input === null) return { schedule_cron: null, schedule_timezone: null, schedule_catch_up: null, next_run_at: null }
+  const schedule = Schedule.resolve(input)
+  const next = Schedule.nextAfter(Schedule.cronOf(schedule), now)
+  return {
+    schedule_cron: schedule.cron,
+    schedule_timezone: schedule.timezone,
+    schedule_catch_up: schedule.catchUp,
+    next_run_at: next === undefined ? null : new Date(next)
+  }
 }
 
 /**
@@ -62,6 +98,14 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
     const audit = yield* AuditLog
     const box = yield* SecretBox
     const guard = yield* UrlGuard
+
+    /**
+     * Every instance's scheduling fiber re-reads the earliest tick. Postgres
+     * delivers the notification at commit, so the fiber sees the change; a
+     * lost signal only delays a new schedule until the fiber's next bounded
+     * wake-up (`ScheduleFiring.maxSleepMillis`).
+     */
+    const scheduleChanged = (triggerId: string) => sql`SELECT pg_notify(${schedulesChannel}, ${triggerId})`
 
     /** `requireRole` for an environment named by a path segment that may not even be a UUID. */
     const requireEnvironment = (environmentId: string, min: Role) =>
@@ -93,6 +137,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       yield* checkUrl(input.webhookUrl)
       const actor = yield* CurrentActor
       const id = uuidv7()
+      const schedule = scheduleColumns(input.schedule ?? null, yield* Clock.currentTimeMillis)
       const row = yield* sql.withTransaction(Effect.gen(function*() {
         const row = yield* repo.insert(id, environmentId, {
           name: input.name,
@@ -103,7 +148,8 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
           heartbeat_timeout_seconds: input.heartbeatTimeoutSeconds ?? defaults.heartbeatTimeoutSeconds,
           max_retries: input.maxRetries ?? defaults.maxRetries,
           webhook_url: input.webhookUrl ?? null,
-          webhook_secret_enc: sealed(input.webhookSecret)
+          webhook_secret_enc: sealed(input.webhookSecret),
+          ...schedule
         })
         yield* audit.record({
           environmentId,
@@ -111,8 +157,14 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
           action: "trigger.created",
           targetType: "trigger",
           targetId: id,
-          metadata: { name: row.name, hasWebhook: row.webhook_url !== null, hasWebhookSecret: row.webhook_secret_enc !== null }
+          metadata: {
+            name: row.name,
+            hasWebhook: row.webhook_url !== null,
+            hasWebhookSecret: row.webhook_secret_enc !== null,
+            hasSchedule: row.schedule_cron !== null
+          }
         })
+        if (row.schedule_cron !== null) yield* scheduleChanged(id)
         return row
       })).pipe(Effect.orDie)
       return toTrigger(row)
@@ -139,11 +191,19 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       yield* checkUrl(patch.webhookUrl)
       const actor = yield* CurrentActor
       const newSecret = sealed(patch.webhookSecret)
+      const newSchedule = patch.schedule === undefined
+        ? undefined
+        : scheduleColumns(patch.schedule, yield* Clock.currentTimeMillis)
       const row = yield* sql.withTransaction(Effect.gen(function*() {
         // Re-read under a row lock so two PATCHes of different fields both survive.
         const locked = yield* repo.lockActive(id)
         if (Option.isNone(locked)) return yield* Effect.fail(NotFound.of("trigger"))
         const before = locked.value
+        const kept = scheduleOf(before)
+        // The same schedule sent again keeps its next tick (re-sending it must not shift or skip one).
+        const scheduleSame = newSchedule === undefined || (newSchedule.schedule_cron === kept.schedule_cron &&
+          newSchedule.schedule_timezone === kept.schedule_timezone &&
+          newSchedule.schedule_catch_up === kept.schedule_catch_up)
         const next: TriggerChanges = {
           name: patch.name ?? before.name,
           description: patch.description !== undefined ? patch.description : before.description,
@@ -154,10 +214,13 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
           max_retries: patch.maxRetries ?? before.max_retries,
           webhook_url: patch.webhookUrl !== undefined ? patch.webhookUrl : before.webhook_url,
           // Removing the webhook drops its secret too, unless a new one comes with the same request.
-          webhook_secret_enc: newSecret ?? (patch.webhookUrl === null ? null : before.webhook_secret_enc)
+          webhook_secret_enc: newSecret ?? (patch.webhookUrl === null ? null : before.webhook_secret_enc),
+          ...(scheduleSame ? kept : newSchedule)
         }
         const changed = (Object.keys(fieldNames) as Array<keyof TriggerChanges>).filter((k) =>
-          k === "webhook_secret_enc"
+          k === "next_run_at"
+            ? false
+            : k === "webhook_secret_enc"
             ? next.webhook_secret_enc !== before.webhook_secret_enc
             : JSON.stringify(next[k] ?? null) !== JSON.stringify(before[k] ?? null)
         )
@@ -170,8 +233,9 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
           action: "trigger.updated",
           targetType: "trigger",
           targetId: id,
-          metadata: { changed: changed.map((k) => fieldNames[k]) }
+          metadata: { changed: [...new Set(changed.map((k) => fieldNames[k]))] }
         })
+        if (!scheduleSame) yield* scheduleChanged(id)
         return updated.value
       })).pipe(Effect.catchTag("SqlError", Effect.die))
       return toTrigger(row)

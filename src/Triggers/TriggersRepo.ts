@@ -21,6 +21,11 @@ export interface TriggerRow {
   readonly webhook_url: string | null
   /** AES-256-GCM ciphertext (SecretBox); never leaves the server. */
   readonly webhook_secret_enc: string | null
+  readonly schedule_cron: string | null
+  readonly schedule_timezone: string | null
+  readonly schedule_catch_up: "latest" | "none" | null
+  /** The next tick of the schedule; null without one. */
+  readonly next_run_at: Date | null
   readonly created_at: Date
   readonly updated_at: Date
 }
@@ -42,6 +47,10 @@ export interface TriggerChanges {
   readonly max_retries: number
   readonly webhook_url: string | null
   readonly webhook_secret_enc: string | null
+  readonly schedule_cron: string | null
+  readonly schedule_timezone: string | null
+  readonly schedule_catch_up: "latest" | "none" | null
+  readonly next_run_at: Date | null
 }
 
 /**
@@ -78,10 +87,12 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
     const insert = (id: string, environmentId: string, t: TriggerChanges): Effect.Effect<TriggerRow> =>
       sql<TriggerRow>`
         INSERT INTO triggers (id, environment_id, name, description, worker_id, input, timeout_seconds,
-                              heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc)
+                              heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc,
+                              schedule_cron, schedule_timezone, schedule_catch_up, next_run_at)
         VALUES (${id}, ${environmentId}, ${t.name}, ${t.description}, ${t.worker_id}, ${jsonb(t.input)}::jsonb,
                 ${t.timeout_seconds}, ${t.heartbeat_timeout_seconds}, ${t.max_retries}, ${t.webhook_url},
-                ${t.webhook_secret_enc})
+                ${t.webhook_secret_enc}, ${t.schedule_cron}, ${t.schedule_timezone}, ${t.schedule_catch_up},
+                ${iso(t.next_run_at)}::timestamptz)
         RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     /** Locks the row for a read-modify-write inside the caller's transaction. */
@@ -96,7 +107,9 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
         UPDATE triggers SET name = ${t.name}, description = ${t.description}, worker_id = ${t.worker_id},
           input = ${jsonb(t.input)}::jsonb, timeout_seconds = ${t.timeout_seconds},
           heartbeat_timeout_seconds = ${t.heartbeat_timeout_seconds}, max_retries = ${t.max_retries},
-          webhook_url = ${t.webhook_url}, webhook_secret_enc = ${t.webhook_secret_enc}, updated_at = now()
+          webhook_url = ${t.webhook_url}, webhook_secret_enc = ${t.webhook_secret_enc},
+          schedule_cron = ${t.schedule_cron}, schedule_timezone = ${t.schedule_timezone},
+          schedule_catch_up = ${t.schedule_catch_up}, next_run_at = ${iso(t.next_run_at)}::timestamptz, updated_at = now()
         WHERE id = ${id} AND deleted_at IS NULL
         RETURNING *`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
 
@@ -143,6 +156,8 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
   }),
   dependencies: [Policy.Default]
 }) {}
+
+const iso = (date: Date | string | null): string | null => date === null ? null : new Date(date).toISOString()
 
 /** `input` is any JSON, stored as jsonb; an absent input is SQL NULL. */
 const jsonb = (value: unknown): string | null => value === undefined || value === null ? null : JSON.stringify(value)

@@ -20,7 +20,7 @@ const secret = "s3cret-webhook-key-0123456789"
 
 const readFields = [
   "createdAt", "description", "environmentId", "hasWebhookSecret", "heartbeatTimeoutSeconds", "id", "input",
-  "maxRetries", "name", "timeoutSeconds", "updatedAt", "webhookUrl", "workerId"
+  "maxRetries", "name", "nextRunAt", "schedule", "timeoutSeconds", "updatedAt", "webhookUrl", "workerId"
 ]
 
 const triggersPath = (env: TestEnv) => `/api/v1/environments/${env.environmentId}/triggers`

@@ -1,0 +1,147 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import { Notifications } from "../Db/Notifications.js"
+import * as Metrics from "../Observability/Metrics.js"
+import { RunsRepo } from "../Runs/RunsRepo.js"
+import { Supervisor } from "../Scheduler/Supervisor.js"
+import { toMillis } from "../Scheduler/Time.js"
+import * as Ticks from "./Schedule.js"
+import { schedulesChannel } from "./ScheduleSignal.js"
+
+interface DueRow {
+  readonly id: string
+  readonly environment_id: string
+  readonly schedule_cron: string
+  readonly schedule_timezone: string | null
+  readonly schedule_catch_up: Ticks.CatchUp | null
+  readonly next_run_at: Date | string
+}
+
+/** The fiber never sleeps longer than this, so a lost signal delays a new schedule by at most a minute. */
+export const maxSleepMillis = 60_000
+/** Due triggers read per statement; a full batch is followed at once by the next. */
+const batchSize = 500
+/** Triggers fired at once (each tick is one statement). */
+const concurrency = 16
+
+/**
+ * Fires scheduled triggers: ONE fiber per instance, however many triggers
+ * are scheduled. It sleeps until the earliest `next_run_at` (at most
+ * `maxSleepMillis`), or until a schedule changes on any instance (LISTEN on
+ * `schedulesChannel`), then fires every due tick.
+ *
+ * A tick's run is created by the statement that moves the trigger's
+ * `next_run_at` on from the value read (`RunsRepo.createMany` with
+ * `advance`), through the same path as `POST /run`: placement, audit
+ * `run.requested` (actor `system`, `metadata.scheduledFor`), supervision and
+ * metrics. Every instance may try the same tick; exactly one statement moves
+ * it on and creates the run, the others find it moved and create nothing. A
+ * crash before that statement commits leaves `next_run_at` where it was, so
+ * the tick fires on the next wake-up of any instance: neither skipped nor
+ * doubled. A tick more than `Schedule.missedAfterMillis` late follows the
+ * trigger's `catchUp` (`Schedule.decide`).
+ */
+export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/ScheduleFiring", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* RunsRepo
+    const supervisor = yield* Supervisor
+    const notifications = yield* Notifications
+    const changed = yield* Queue.sliding<void>(1)
+
+    const due = (now: number) =>
+      sql<DueRow>`
+        SELECT id, environment_id, schedule_cron, schedule_timezone, schedule_catch_up, next_run_at FROM triggers
+        WHERE schedule_cron IS NOT NULL AND deleted_at IS NULL AND next_run_at <= ${new Date(now).toISOString()}::timestamptz
+        ORDER BY next_run_at LIMIT ${batchSize}`
+
+    const earliest = sql<{ at: Date | string | null }>`
+      SELECT min(next_run_at) AS at FROM triggers WHERE schedule_cron IS NOT NULL AND deleted_at IS NULL`.pipe(
+      Effect.map((rows) => rows[0]?.at == null ? undefined : toMillis(rows[0].at))
+    )
+
+    /** The tick's run, if this statement moved the schedule on from `from`; false when another did. */
+    const fire = (row: DueRow, from: number, scheduledFor: number, to: number | undefined) =>
+      supervisor.creatingMany(row.environment_id, (placement) =>
+        repo.createMany(row.id, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "System" }, scheduledFor }], {
+          environmentId: row.environment_id,
+          placement,
+          advance: { from, to }
+        })).pipe(
+          Effect.map(([created]) => {
+            if (created?.created === true) Metrics.record.runsRequested(row.environment_id, 1)
+            return created !== undefined
+          })
+        )
+
+    /** Moves the schedule on without a run (missed ticks under `catchUp: "none"`); false when another instance did. */
+    const skip = (row: DueRow, from: number, to: number | undefined) =>
+      sql<{ id: string }>`
+        UPDATE triggers SET next_run_at = ${to === undefined ? null : new Date(to).toISOString()}::timestamptz
+        WHERE id = ${row.id} AND deleted_at IS NULL AND schedule_cron IS NOT NULL
+          AND next_run_at = ${new Date(from).toISOString()}::timestamptz
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
+    /** A trigger's due ticks, one statement each, until its next tick is ahead or another instance took one. */
+    const fireDue = (row: DueRow) =>
+      Effect.gen(function*() {
+        const cron = Ticks.cronOf({ cron: row.schedule_cron, timezone: row.schedule_timezone ?? Ticks.defaultTimeZone })
+        const catchUp = row.schedule_catch_up ?? Ticks.defaultCatchUp
+        let tick: number | undefined = toMillis(row.next_run_at)
+        while (tick !== undefined && tick <= (yield* Clock.currentTimeMillis)) {
+          const decision = Ticks.decide(cron, catchUp, tick, yield* Clock.currentTimeMillis)
+          if (decision._tag === "Fire") {
+            if (!(yield* fire(row, tick, decision.scheduledFor, decision.next))) return
+            if (decision.scheduledFor !== tick) {
+              yield* Effect.logInfo("missed schedule ticks: fired the latest").pipe(
+                Effect.annotateLogs({ missedFrom: new Date(tick).toISOString(), scheduledFor: new Date(decision.scheduledFor).toISOString() })
+              )
+            }
+          } else {
+            if (!(yield* skip(row, tick, decision.next))) return
+            yield* Effect.logInfo("missed schedule ticks skipped (catchUp none)").pipe(
+              Effect.annotateLogs({ missedFrom: new Date(tick).toISOString() })
+            )
+          }
+          tick = decision.next
+        }
+      }).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("schedule tick not fired; trying again at the next wake-up", cause)),
+        Effect.annotateLogs({ triggerId: row.id })
+      )
+
+    /** One pass: every due tick fired; answers how long to sleep. */
+    const pass: Effect.Effect<number, unknown> = Effect.gen(function*() {
+      yield* Queue.takeAll(changed)
+      while (true) {
+        const rows = yield* due(yield* Clock.currentTimeMillis)
+        yield* Effect.forEach(rows, fireDue, { concurrency, discard: true })
+        if (rows.length < batchSize) break
+      }
+      const next = yield* earliest
+      const now = yield* Clock.currentTimeMillis
+      return next === undefined ? maxSleepMillis : Math.min(maxSleepMillis, Math.max(0, next - now))
+    })
+
+    const loop = pass.pipe(
+      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("scheduled triggers not read; trying again", cause), 1000)),
+      Effect.flatMap((millis) => Effect.raceFirst(Effect.sleep(Duration.millis(millis)), Queue.take(changed))),
+      Effect.forever
+    )
+
+    // A schedule set, changed or removed on any instance (this one included) re-arms the fiber.
+    yield* notifications.listen(schedulesChannel).pipe(
+      Stream.runForEach(() => Queue.offer(changed, undefined)),
+      Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN for schedule changes failed; retrying", cause)),
+      Effect.retry(Schedule.spaced("1 second")),
+      Effect.forkScoped
+    )
+    yield* loop.pipe(Effect.interruptible, Effect.forkScoped)
+    return {} as const
+  })
+}) {}
