@@ -14,10 +14,19 @@ export const origin = "http://localhost:3000"
  * `NodeHttpServer.layerTest` on the service's own Node server (its
  * keep-alive and client-error handling): a random port and a client bound to it.
  */
+const testServer = () => {
+  const server = NodeServer.make()
+  // Node's default: an idle keep-alive connection (a test's fetch) must not hold the
+  // server's shutdown at the end of a test file for the service's 65 s.
+  server.keepAliveTimeout = 5_000
+  server.headersTimeout = 6_000
+  return server
+}
+
 const serverAndClient = HttpServer.layerTestClient.pipe(
   Layer.provide(NodeHttpClient.layerWithoutAgent),
   Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
-  Layer.provideMerge(NodeHttpServer.layer(NodeServer.make, { port: 0 }))
+  Layer.provideMerge(NodeHttpServer.layer(testServer, { port: 0 }))
 )
 
 /**
