@@ -12,6 +12,7 @@ import {
   ValidationError
 } from "./Domain/Errors.js"
 import { HealthApi } from "./Health/Api.js"
+import { EventsApi } from "./Events/Api.js"
 import { RunsApi } from "./Runs/Api.js"
 import { WorkerApi } from "./Scheduler/WorkerApi.js"
 import { EnvironmentsApi, WorkspacesApi } from "./Tenancy/Api.js"
@@ -39,6 +40,7 @@ export class Api extends HttpApi.make("pipeline-trigger-service")
   .add(AuditApi)
   .add(TriggersApi)
   .add(RunsApi)
+  .add(EventsApi)
   .add(WorkerApi)
   .add(WebhooksApi)
   .add(WorkersApi)

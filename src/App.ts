@@ -45,6 +45,7 @@ import { DashboardLive } from "./Dashboard/Http.js"
 import { Dashboard } from "./Dashboard/Dashboard.js"
 import { RunSeries } from "./Dashboard/RunSeries.js"
 import { RunHistory } from "./Runs/RunHistory.js"
+import { EventsLive } from "./Events/Http.js"
 import * as WebRoutes from "./Web/Routes.js"
 import * as MetricsRoute from "./Observability/MetricsRoute.js"
 import * as RequestLog from "./Observability/RequestLog.js"
@@ -100,7 +101,7 @@ export const BackgroundLive = Layer.mergeAll(RunRequests.Default, RunCancellatio
 const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive, McpAuthenticationLive)
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, DashboardLive, WebhooksLive, RunsLive, WorkerProtocolLive, McpLive]),
+  Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, DashboardLive, WebhooksLive, RunsLive, EventsLive, WorkerProtocolLive, McpLive]),
   Layer.provide(SecurityLive)
 )
 

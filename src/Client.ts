@@ -1,7 +1,12 @@
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import * as Sse from "@effect/experimental/Sse"
+import { HttpApiClient, HttpClient, type HttpClientError, HttpClientRequest } from "@effect/platform"
 import * as Effect from "effect/Effect"
+import type * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { Api } from "./Api.js"
+import { Run } from "./Runs/Run.js"
 
 /**
  * The typed client of the whole HTTP API, derived from the same `HttpApi`
@@ -54,3 +59,44 @@ export const makeClient = (
       return options.transformClient === undefined ? authenticated : options.transformClient(authenticated)
     }
   })
+
+/** One event of `GET /environments/{envId}/events`: its cursor (for `lastEventId`) and the run. */
+export interface RunEventMessage {
+  readonly cursor: string
+  readonly run: Run
+}
+
+const decodeRunJson = Schema.decode(Schema.parseJson(Run))
+
+/**
+ * Follows an environment's run transitions (the SSE stream of
+ * `GET /environments/{envId}/events`) as a `Stream` of runs with their
+ * cursors. `lastEventId` resumes after that event. The stream ends when the
+ * server closes the connection (it drops a client that does not keep up):
+ * follow again from the last cursor seen to continue without loss.
+ * `baseUrl` as for `makeClient` (undefined: the `HttpClient` resolves the path).
+ */
+export const followRunEvents = (
+  baseUrl: string | URL | undefined,
+  environmentId: string,
+  options: ClientOptions & { readonly lastEventId?: string | undefined } = {}
+): Stream.Stream<RunEventMessage, HttpClientError.HttpClientError | ParseResult.ParseError, HttpClient.HttpClient> =>
+  Stream.unwrapScoped(Effect.gen(function*() {
+    const path = `/api/v1/environments/${encodeURIComponent(environmentId)}/events`
+    let request = HttpClientRequest.get(baseUrl === undefined ? path : new URL(path, baseUrl).toString()).pipe(
+      HttpClientRequest.setHeader("accept", "text/event-stream")
+    )
+    const bearer = Redacted.isRedacted(options.bearer) ? Redacted.value(options.bearer) : options.bearer
+    if (bearer !== undefined) request = HttpClientRequest.bearerToken(request, bearer)
+    if (options.cookie !== undefined) request = HttpClientRequest.setHeader(request, "cookie", options.cookie)
+    if (options.lastEventId !== undefined) request = HttpClientRequest.setHeader(request, "last-event-id", options.lastEventId)
+    const base = yield* HttpClient.HttpClient
+    const client = (options.transformClient === undefined ? base : options.transformClient(base)).pipe(HttpClient.filterStatusOk)
+    const response = yield* client.execute(request)
+    return response.stream.pipe(
+      Stream.decodeText(),
+      Stream.pipeThroughChannel(Sse.makeChannel()),
+      Stream.filter((event) => event.event === "run" && event.id !== undefined),
+      Stream.mapEffect((event) => Effect.map(decodeRunJson(event.data), (run): RunEventMessage => ({ cursor: event.id!, run })))
+    )
+  }))

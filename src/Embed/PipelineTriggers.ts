@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -13,6 +14,7 @@ import type { Role } from "../Domain/Schemas.js"
 import { type Run, type RunRow, type RunStatus, terminalStatuses, toRun } from "../Runs/Run.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
 import { RunEvents } from "../Scheduler/RunEvents.js"
+import { type FeedEvent, RunFeed, type SlowSubscriber } from "../Scheduler/RunFeed.js"
 import { RunRequests } from "../Runs/RunRequests.js"
 import { Workspaces } from "../Tenancy/Workspaces.js"
 import { CreateTrigger, JsonInput, type Trigger } from "../Triggers/Api.js"
@@ -63,6 +65,7 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
     const runs = yield* RunsRepo
     const runRequests = yield* RunRequests
     const events = yield* RunEvents
+    const feed = yield* RunFeed
     const apiKeys = yield* ApiKeys
     const workers = yield* Workers
 
@@ -150,8 +153,23 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
       Stream.fromQueue(queue))
 
     /**
+     * Every run transition of the environment, on any instance sharing the
+     * database, as `{cursor, run}` (the SSE stream of
+     * `GET /environments/{envId}/events`): from now, or after `after` (a cursor
+     * an earlier event carried) without loss. Memory per subscriber is bounded:
+     * one that leaves its events untaken too long fails with `SlowSubscriber`
+     * (which carries its last cursor, to follow again from there).
+     */
+    const runEvents = (
+      environmentId: string,
+      options: { readonly after?: string | undefined } = {}
+    ): Stream.Stream<FeedEvent, SlowSubscriber> => Stream.unwrapScoped(feed.subscribe(environmentId, options))
+
+    /**
      * The run once it is terminal: at once when it already is, else when this
-     * instance records its end. (Subscribes before looking, so nothing slips between.)
+     * instance records its end. (Subscribes before looking, so nothing slips
+     * between; looks again every second, as the bounded stream of terminal
+     * runs may have let its end slide by under a flood of others.)
      */
     const awaitTerminal = (runId: string): Effect.Effect<Run, NotFound> =>
       Effect.scoped(Effect.gen(function*() {
@@ -159,8 +177,12 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
         const current = yield* getRun(runId)
         if ((terminalStatuses as ReadonlyArray<string>).includes(current.status)) return current
         while (true) {
-          const run = yield* subscription.take
-          if (run.id === current.id) return run
+          const run = yield* subscription.take.pipe(Effect.timeoutOption("1 second"))
+          if (Option.isSome(run) && run.value.id === current.id) return run.value
+          if (Option.isNone(run)) {
+            const now = yield* getRun(runId)
+            if ((terminalStatuses as ReadonlyArray<string>).includes(now.status)) return now
+          }
         }
       }))
 
@@ -192,6 +214,7 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
       listRuns,
       terminalRuns,
       subscribeTerminalRuns,
+      runEvents,
       awaitTerminal,
       mintRegistrationToken,
       mintApiKey,

@@ -7,6 +7,7 @@ import { assignedChannel, Wakeups } from "./Wakeups.js"
 import { workerActive, workerLoad, workerTakesNewRuns } from "./WorkerLoad.js"
 import { hotSpan } from "../Config/Tracing.js"
 import { recordRunEvents } from "../Runs/RunTimeline.js"
+import { RunFeed } from "./RunFeed.js"
 
 /** A run that was just given a claim deadline, for the supervisor. */
 export interface Deadline {
@@ -46,6 +47,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     const sql = yield* SqlClient.SqlClient
     const config = yield* SchedulerConfig
     const wakeups = yield* Wakeups
+    const feed = yield* RunFeed
 
     /**
      * Assigns queued runs (of one environment, or of all) to the trigger's
@@ -141,6 +143,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
           logged AS (${recordRunEvents(sql, { from: sql`moved`, reason: "assigned", at: now })})
           SELECT moved.id, moved.environment_id, moved.worker_id, moved.deadline_at, pg_notify(${assignedChannel}, moved.worker_id::text) FROM moved ORDER BY moved.id`
         yield* Effect.forEach(new Set(assigned.map((r) => r.worker_id)), wakeups.wake, { discard: true })
+        yield* feed.announce(new Set(assigned.map((r) => r.environment_id)))
         if (assigned.length > 0) yield* Effect.logDebug("runs assigned").pipe(Effect.annotateLogs({ count: assigned.length }))
         return assigned.map(({ deadline_at, environment_id, id }) => ({ id, environment_id, deadline_at }))
       }).pipe(Effect.orDie, hotSpan("Assignment.assignQueued"))
@@ -160,6 +163,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
           ),
           logged AS (${recordRunEvents(sql, { from: sql`released`, reason: "claim_timeout", at: now })})
           SELECT environment_id FROM released`
+        yield* feed.announce(rows.map((r) => r.environment_id))
         return rows[0]?.environment_id
       }).pipe(Effect.orDie, hotSpan("Assignment.releaseExpired"))
 
@@ -177,7 +181,9 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
         logged AS (${recordRunEvents(sql, { from: sql`released`, reason: "released", at: now })})
         SELECT id, environment_id FROM released`
       if (rows.length > 0) yield* Effect.logInfo("runs of offline workers released").pipe(Effect.annotateLogs({ count: rows.length }))
-      return [...new Set(rows.map((r) => r.environment_id))]
+      const environments = [...new Set(rows.map((r) => r.environment_id))]
+      yield* feed.announce(environments)
+      return environments
     }).pipe(Effect.orDie, hotSpan("Assignment.releaseOffline"))
 
     /** A revoked worker's assigned runs go back to `queued`; answers them. */
@@ -205,7 +211,7 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
       Effect.gen(function*() {
         const now = yield* nowIso
         // On the timeline the run is assigned to the worker again.
-        const rows = yield* sql<{ deadline_at: Date }>`
+        const rows = yield* sql<{ deadline_at: Date; environment_id: string }>`
           WITH moved AS (
             UPDATE runs SET status = 'assigned', claimed_at = NULL,
               deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
@@ -213,7 +219,8 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
             RETURNING *
           ),
           logged AS (${recordRunEvents(sql, { from: sql`moved`, reason: "assigned", at: now })})
-          SELECT deadline_at FROM moved`
+          SELECT deadline_at, environment_id FROM moved`
+        yield* feed.announce(rows.map((r) => r.environment_id))
         return rows[0]?.deadline_at
       }).pipe(Effect.orDie, hotSpan("Assignment.unclaim"))
 

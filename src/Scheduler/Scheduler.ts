@@ -6,6 +6,7 @@ import { Assignment } from "./Assignment.js"
 import { Presence } from "./Presence.js"
 import { Revocation } from "./Revocation.js"
 import { RunEvents } from "./RunEvents.js"
+import { RunFeed } from "./RunFeed.js"
 import * as SchedulerConfig from "./SchedulerConfig.js"
 import { Supervisor } from "./Supervisor.js"
 import { Transitions } from "./Transitions.js"
@@ -13,7 +14,7 @@ import { Wakeups } from "./Wakeups.js"
 import { WorkerProtocol } from "./WorkerProtocol.js"
 
 /** Every service of the scheduler core. */
-export type Services = WorkerProtocol | Revocation | Supervisor | Assignment | Transitions | Wakeups | RunEvents
+export type Services = WorkerProtocol | Revocation | Supervisor | Assignment | Transitions | Wakeups | RunEvents | RunFeed
 
 /**
  * The scheduler core given its config: assignment, the worker protocol, run
@@ -26,7 +27,7 @@ export const layerWithoutConfig: Layer.Layer<Services, never, SqlClient.SqlClien
   Layer.merge(WorkerProtocol.Default, Revocation.Default).pipe(
     Layer.provideMerge(Layer.merge(Supervisor.Default, Presence.Default)),
     Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
-    Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default))
+    Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default))
   )
 
 /** The scheduler with its config derived from the service's `AppConfig`. */

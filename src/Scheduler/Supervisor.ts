@@ -14,6 +14,7 @@ import * as Detached from "../Concurrency/Detached.js"
 import * as Grouped from "../Concurrency/Grouped.js"
 import { type PolledRow, type Terminal, Transitions } from "./Transitions.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
+import { RunFeed } from "./RunFeed.js"
 
 interface DeadlineRow {
   readonly id: string
@@ -46,6 +47,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     const assignment = yield* Assignment
     const transitions = yield* Transitions
     const wakeups = yield* Wakeups
+    const feed = yield* RunFeed
     const fibers = yield* FiberMap.make<string>()
     // Supervising fibers are forked from the runtime this service is built
     // in, not from whichever request asked (`FiberMap.run`): a request fiber
@@ -252,8 +254,10 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
       Effect.suspend(() => {
         const queuedIn = new Set<string>()
         const effects: Array<Effect.Effect<unknown>> = []
+        const environments = new Set<string>()
         for (const run of created) {
           if (run === undefined || !run.created) continue
+          environments.add(run.run.environment_id)
           if (run.assigned === undefined) {
             queuedIn.add(run.run.environment_id)
             continue
@@ -263,6 +267,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
           if (run.assigned.claimed === undefined) effects.push(wakeups.wake(run.assigned.workerId))
         }
         for (const environmentId of queuedIn) effects.push(assignAndWatch(environmentId))
+        effects.push(feed.announce(environments))
         return Effect.all(effects, { discard: true })
       })
 

@@ -13,6 +13,7 @@ import { DeliveryHandoff, type Slot } from "../Webhooks/Handoff.js"
 import { outboxChannel } from "../Webhooks/Outbox.js"
 import { payloadOf, type TerminalRun } from "../Webhooks/Payload.js"
 import { RunEvents } from "./RunEvents.js"
+import { RunFeed } from "./RunFeed.js"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { recordRunEvents, type RunEventReason } from "../Runs/RunTimeline.js"
 import { nowIso } from "./Time.js"
@@ -87,6 +88,10 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const events = yield* RunEvents
+    const feed = yield* RunFeed
+    // Live subscribers of the runs' environments look at the new timeline rows now.
+    const announced = (rows: ReadonlyArray<{ readonly environment_id: string }>) =>
+      rows.length === 0 ? Effect.void : feed.announce(new Set(rows.map((row) => row.environment_id)))
     const { cancelGraceSeconds } = yield* SchedulerConfig
     // This instance's delivery loop, when the app runs one (see `Webhooks/Handoff`).
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff))
@@ -153,6 +158,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           FROM claimed c JOIN triggers t ON t.id = c.trigger_id ORDER BY c.id`).pipe(
         Effect.orDie,
         Effect.tap((rows) => dispatched(rows)),
+        Effect.tap(announced),
         hotSpan("Transitions.claimMany")
       )
 
@@ -218,6 +224,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           logged AS (${recordRunEvents(sql, { from: sql`moved`, reason: step === "claim" ? "claimed" : "started", at: now })})
           SELECT * FROM moved`).pipe(Effect.orDie)
         if (step === "claim") dispatched(moved)
+        if (step !== "heartbeat") yield* announced(moved)
         const done = new Set(moved.map((row) => row.id))
         const missing = runIds.filter((id) => !done.has(id))
         const rejected = missing.length === 0 ? [] : yield* rejections(workerId, missing, step)
@@ -372,6 +379,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           { runIds, ids: runIds.map(() => uuidv7()) }
         )
         yield* Effect.forEach(ended, published, { discard: true })
+        yield* announced(ended.map((t) => t.run))
         const done = new Set(ended.map((t) => t.run.id))
         const missing = runIds.filter((id) => !done.has(id))
         const rejected = missing.length === 0 ? [] : yield* rejections(workerId, missing, "complete")
@@ -400,6 +408,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           { runIds: [runId], ids: [uuidv7()] }
         )
         yield* published(ended)
+        if (ended !== undefined) yield* announced([ended.run])
         return ended
       }).pipe(hotSpan("Transitions.timeOut", { runId }))
 
@@ -423,6 +432,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
           logged AS (${recordRunEvents(sql, { from: sql`done`, reason: timeoutReason, at: sql`done.ended_at` })})
           SELECT * FROM done`.pipe(Effect.orDie)
         yield* Effect.forEach(ended, (run) => events.publish(toRun(run)), { discard: true })
+        yield* announced(ended)
         return ended
       }).pipe(hotSpan("Transitions.timeOutMany"))
 
