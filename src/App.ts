@@ -44,6 +44,8 @@ import { WorkersRepo } from "./Workers/WorkersRepo.js"
 import { DashboardLive } from "./Dashboard/Http.js"
 import { Dashboard } from "./Dashboard/Dashboard.js"
 import { RunSeries } from "./Dashboard/RunSeries.js"
+import { background as retentionPasses, Retention } from "./Retention/Retention.js"
+import * as RetentionConfig from "./Retention/RetentionConfig.js"
 import { RunHistory } from "./Runs/RunHistory.js"
 import { EventsLive } from "./Events/Http.js"
 import * as WebRoutes from "./Web/Routes.js"
@@ -92,8 +94,14 @@ export const ServicesLive = Layer.mergeAll(
  * delivery, scheduled triggers). Each is a scoped layer: it starts with the app and is interrupted
  * when the app's scope closes.
  */
+/** Deletes history older than `RUN_RETENTION_DAYS` (when set), in small batches on a fiber of its own. */
+const RetentionLive = retentionPasses.pipe(
+  Layer.provide(Retention.Default),
+  Layer.provide(RetentionConfig.layer)
+)
+
 export const BackgroundLive = Layer.mergeAll(RunRequests.Default, RunCancellation.Default, ScheduleFiring.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer)),
+  Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer, RetentionLive)),
   // One handoff for both: terminal transitions hand their webhooks to this instance's delivery loop.
   Layer.provide(DeliveryHandoff.layer)
 )
