@@ -15,6 +15,7 @@ import { startReceiver } from "./lib/receiver.js"
 import { startService } from "./lib/server.js"
 import { createTrigger, registerWorkers, setupTenant } from "./lib/setup.js"
 import { benchGraphile } from "./reference/graphile.js"
+import { history } from "./scenarios/history.js"
 import { idleDispatch, lifecycle } from "./scenarios/lifecycle.js"
 import { supervision } from "./scenarios/supervision.js"
 import { steps } from "./scenarios/steps.js"
@@ -90,7 +91,10 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     // After supervision: its RSS figures want a service that has not just run thousands of runs.
     const perStep = await step("steps", () =>
       steps({ client, serviceUrl: service.url, receiver, servicePid: service.pid, runs: Math.min(sizes.runs, 2000) }))
-    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, drain, steps: perStep, supervised }
+    // Last: it leaves a million runs behind (BENCH_SCENARIOS=history; Postgres passes only, bulk SQL from outside).
+    const past = databaseUrl === "" ? undefined : await step("history", () =>
+      history({ client, serviceUrl: service.url, databaseUrl, runs: env("BENCH_HISTORY_RUNS", 1_000_000), calls: 15 }))
+    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, drain, steps: perStep, supervised, history: past }
   } finally {
     client.close()
     await receiver.close()
