@@ -33,7 +33,7 @@ const scan = (values: Record<string, string>) =>
     const columns = yield* sql<{ table_name: string; column_name: string }>`
       SELECT c.table_name, c.column_name FROM information_schema.columns c
       JOIN information_schema.tables t ON t.table_name = c.table_name AND t.table_schema = c.table_schema
-      WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'
+      WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
         AND c.data_type IN ('text', 'character varying', 'json', 'jsonb')`
     const hits: Array<ColumnHit> = []
     for (const { column_name, table_name } of columns) {
