@@ -10,6 +10,7 @@ import { CurrentActor } from "../Auth/Security.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Page } from "../Domain/Schemas.js"
 import { Run, type RunRow, terminalStatuses, toRun } from "../Runs/Run.js"
+import { RunCancellation } from "../Runs/Cancellation.js"
 import { RunRequests } from "../Runs/RunRequests.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
 import { RunEvents } from "../Scheduler/RunEvents.js"
@@ -77,6 +78,7 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
     const runRequests = yield* RunRequests
     const runEvents = yield* RunEvents
     const policy = yield* Policy
+    const cancellation = yield* RunCancellation
 
     const findRun = (grant: McpGrant, runId: string): Effect.Effect<RunRow | undefined> =>
       sql<RunRow>`SELECT * FROM runs WHERE id = ${runId} AND trigger_id = ${grant.triggerId}`.pipe(
@@ -127,6 +129,14 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
         const row = yield* findRun(grant, args.runId)
         if (row === undefined) return yield* Effect.fail(runNotFound)
         return yield* runResult(row)
+      })
+
+    /** The REST cancel (`POST /runs/{id}/cancel`), for a run of this trigger only. */
+    const cancelRun = (grant: McpGrant, args: typeof GetRunArgs.Type) =>
+      Effect.gen(function*() {
+        const row = yield* findRun(grant, args.runId)
+        if (row === undefined) return yield* Effect.fail(runNotFound)
+        return yield* runResult(yield* cancellation.cancel(row.id))
       })
 
     const listRuns = (grant: McpGrant, args: typeof ListRunsArgs.Type) =>
@@ -208,7 +218,7 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
         name: "get_run",
         title: "Read a run",
         description: "A run of this trigger by id: status (queued, assigned, claimed, running, succeeded, failed, " +
-          "timed_out), timings, the worker's short message, error message, cost and input.",
+          "timed_out, cancelled), timings, the worker's short message, error message, cost and input.",
         annotations: readOnly
       }, GetRunArgs, getRun),
       tool({
@@ -222,10 +232,18 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
         name: "wait_for_run",
         title: "Wait for a run to end",
         description: `Waits up to \`timeoutSeconds\` (0 to ${maxWaitSeconds}, ${defaultWaitSeconds} by default) for a ` +
-          "run of this trigger to end, and answers the run: ended when its status is succeeded, failed or timed_out; " +
+          "run of this trigger to end, and answers the run: ended when its status is succeeded, failed, timed_out or cancelled; " +
           "otherwise the wait ran out and you may call wait_for_run again.",
         annotations: readOnly
-      }, WaitForRunArgs, waitForRun)
+      }, WaitForRunArgs, waitForRun),
+      tool({
+        name: "cancel_run",
+        title: "Cancel a run",
+        description: "Cancels a run of this trigger. A queued or assigned run ends `cancelled` at once; a claimed or " +
+          "running one gets `cancelRequestedAt` and ends `cancelled` when its worker stops it (or after the grace " +
+          "period). A run that has already ended cannot be cancelled (an error says so). Cancelled runs are not retried.",
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+      }, GetRunArgs, cancelRun)
     ]
 
     const byName = new Map(tools.map((t) => [t.listing.name, t]))

@@ -69,11 +69,11 @@ withLayer(layer(), { excludeTestServices: true })("MCP endpoint", (it) => {
       expect(client.getServerCapabilities()).toMatchObject({ tools: {} })
 
       const { tools } = yield* Effect.promise(() => client.listTools())
-      expect(tools.map((t) => t.name).sort()).toEqual(["describe_trigger", "get_run", "list_runs", "run_trigger", "wait_for_run"])
+      expect(tools.map((t) => t.name).sort()).toEqual(["cancel_run", "describe_trigger", "get_run", "list_runs", "run_trigger", "wait_for_run"])
       for (const tool of tools) {
         expect(tool.description!.length, tool.name).toBeGreaterThan(60)
         expect(tool.inputSchema.type, tool.name).toBe("object")
-        expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== "run_trigger")
+        expect(tool.annotations?.readOnlyHint, tool.name).toBe(!["run_trigger", "cancel_run"].includes(tool.name))
         expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/\$ref|\$schema|\$id/)
       }
       const schemaOf = (name: string) => tools.find((t) => t.name === name)!.inputSchema as any
@@ -191,7 +191,7 @@ withLayer(layer(), { excludeTestServices: true })("MCP endpoint", (it) => {
       const client = yield* connect(yield* rotateToken(env, a.id))
 
       for (const runId of [runOfB, runOfC, "00000000-0000-7000-8000-000000000000"]) {
-        for (const [tool, args] of [["get_run", { runId }], ["wait_for_run", { runId, timeoutSeconds: 1 }]] as const) {
+        for (const [tool, args] of [["get_run", { runId }], ["wait_for_run", { runId, timeoutSeconds: 1 }], ["cancel_run", { runId }]] as const) {
           const result = yield* callTool(client, tool, args)
           expect(result.isError, tool).toBe(true)
           expect(result.content, tool).toEqual([{ type: "text", text: "run not found" }])
@@ -205,6 +205,18 @@ withLayer(layer(), { excludeTestServices: true })("MCP endpoint", (it) => {
       const own = yield* callTool(client, "run_trigger")
       expect(own.structuredContent.triggerId).toBe(a.id)
       expect((yield* callTool(client, "get_run", { runId: own.structuredContent.id })).structuredContent.id).toBe(own.structuredContent.id)
+      // B's run was not cancelled through A's token.
+      const b_ = yield* call("GET", `/api/v1/runs/${runOfB}`, { cookie: env.user.cookie })
+      expect(b_.body.status).not.toBe("cancelled")
+
+      // cancel_run: its own queued run ends cancelled at once; a second cancel says it has ended.
+      const cancelled = yield* callTool(client, "cancel_run", { runId: own.structuredContent.id })
+      expect(cancelled.isError).toBeFalsy()
+      expect(cancelled.structuredContent).toMatchObject({ id: own.structuredContent.id, status: "cancelled" })
+      const again = yield* callTool(client, "cancel_run", { runId: own.structuredContent.id })
+      expect(again.isError).toBe(true)
+      const audit = yield* call("GET", `/api/v1/environments/${env.environmentId}/audit-log?action=run.cancelled`, { cookie: env.user.cookie })
+      expect(audit.body.items).toEqual([expect.objectContaining({ actorType: "mcp", actorId: a.id, targetId: own.structuredContent.id })])
     }))
 
   it.scoped("malformed JSON-RPC answers JSON-RPC errors, never a 5xx; invalid tool arguments are tool errors", () =>

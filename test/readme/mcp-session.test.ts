@@ -2,13 +2,14 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { startService } from "../support/Process.js"
+import { spawn } from "node:child_process"
+import { freePort, startService } from "../support/Process.js"
 import { readmeBlocks, run } from "./readme.js"
 
 /**
  * The README's MCP curl session, run as written after the tour it builds on
- * (the tour's webhook receiver is not started: its delivery fails, which the
- * tour does not check), against the service started as `npm start` does.
+ * (with the tour's webhook receiver, whose delivery the tour's redelivery
+ * step needs finished), against the service started as `npm start` does.
  */
 describe("README: the MCP endpoint by hand", () => {
   it("initialize, notifications/initialized, tools/list and tools/call run_trigger answer as the README says", async () => {
@@ -17,16 +18,24 @@ describe("README: the MCP endpoint by hand", () => {
     expect(session).toContain("rotate-mcp-token")
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pts-mcp-readme-"))
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "pts-mcp-readme-cwd-"))
+    const receiverPort = await freePort()
+    const receiver = spawn(process.execPath, [path.resolve(import.meta.dirname, "../../examples/webhook-receiver.mjs")], {
+      env: { ...process.env, PORT: String(receiverPort), WEBHOOK_SECRET: "tour-webhook-secret-0123" },
+      stdio: "ignore"
+    })
     const service = await startService({ DATA_DIR: dataDir, DATABASE_URL: "", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" })
     try {
-      const script = `${tour}\n${session}`.replaceAll("localhost:3000", `localhost:${service.port}`)
+      const script = `${tour}\n${session}`
+        .replaceAll("localhost:3000", `localhost:${service.port}`)
+        .replaceAll("127.0.0.1:4000", `127.0.0.1:${receiverPort}`)
       const result = await run("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: work, timeoutMs: 60_000 })
       expect(result.code, `${result.stdout}\n${result.stderr}\n${service.output()}`).toBe(0)
       expect(result.stdout).toContain(`{"protocolVersion":"2025-06-18","serverInfo":{"name":"pipeline-trigger-service","title":"Pipeline Trigger Service","version":"1"}}`)
       expect(result.stdout).toMatch(/^202$/m)
-      expect(result.stdout).toContain("describe_trigger\nrun_trigger\nget_run\nlist_runs\nwait_for_run\n")
-      expect(result.stdout).toMatch(/\{"id":"[0-9a-f-]{36}","status":"queued","input":\{"command":"echo from an agent"\}\}/)
+      expect(result.stdout).toContain("describe_trigger\nrun_trigger\nget_run\nlist_runs\nwait_for_run\ncancel_run\n")
+      expect(result.stdout).toMatch(/\{"id":"[0-9a-f-]{36}","status":"(queued|assigned)","input":\{"command":"echo from an agent"\}\}/)
     } finally {
+      receiver.kill()
       await service.stop()
       fs.rmSync(work, { recursive: true, force: true })
       fs.rmSync(dataDir, { recursive: true, force: true })
