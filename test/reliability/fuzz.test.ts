@@ -141,6 +141,8 @@ const headerDictionary = fc.oneof(
 
 /** Requests per property: a short pass by default, a long one in CI on Postgres (FUZZ_RUNS). */
 const runs = Number(process.env.FUZZ_RUNS ?? 400)
+// A request with its two table fingerprints takes tens of milliseconds (more on a busy machine).
+const timeout = Math.max(180_000, runs * 150)
 
 const queryKeys = ["limit", "cursor", "status", "from", "to", "workerId", "email", "action", "actions", "targetId", "wait", "max", "claim"] as const
 
@@ -187,7 +189,7 @@ withLayer(layer({ claimTimeoutSeconds: 3600, workerOfflineAfterSeconds: 3600 }),
         yield* Effect.logInfo("fuzz statuses").pipe(
           Effect.annotateLogs({ requests: outcome.requests, statuses: JSON.stringify(Object.fromEntries(outcome.statuses)) })
         )
-      }))
+      }), timeout)
 
     it.effect("with valid credentials and real ids: still never a 5xx, and rejections change nothing", () =>
       Effect.gen(function*() {
@@ -324,6 +326,6 @@ withLayer(layer({ claimTimeoutSeconds: 3600, workerOfflineAfterSeconds: 3600 }),
         yield* Effect.logInfo("deep fuzz statuses").pipe(
           Effect.annotateLogs({ requests: outcome.requests, statuses: JSON.stringify(Object.fromEntries(outcome.statuses)) })
         )
-      }))
+      }), timeout)
   })
 })
