@@ -92,7 +92,7 @@ describe("graceful shutdown", () => {
 
       expect(service.output()).not.toMatch(/level=(ERROR|FATAL)/)
       expect(inFlight.status, JSON.stringify(inFlight)).toBe(200)
-      expect(inFlight.body).toEqual({ runs: [] })
+      expect(inFlight.body).toEqual({ runs: [], cancelRequested: [] })
       expect(late.status === 0 || late.status === 503, JSON.stringify(late)).toBe(true)
       expect(exit.code).toBe(0)
       // Bounded by the in-flight long-poll (4 s), not by keep-alive timeouts or the 10 s deadline.
