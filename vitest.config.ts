@@ -13,6 +13,8 @@ const soloFiles = "test/**/*.solo.pg.test.ts"
 export default defineConfig({
   test: {
     include: solo ? [soloFiles] : ["test/**/*.test.ts"],
+    // Builds dist/ when a source changed: some tests run the shipped JavaScript (see the file).
+    globalSetup: ["test/support/Build.ts"],
     exclude: [
       ...configDefaults.exclude,
       ...(onPostgres ? [] : ["test/**/*.pg.test.ts"]),

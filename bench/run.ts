@@ -20,6 +20,7 @@ import { idleDispatch, lifecycle } from "./scenarios/lifecycle.js"
 import { supervision } from "./scenarios/supervision.js"
 import { steps } from "./scenarios/steps.js"
 import { webhookDrain } from "./scenarios/webhookDrain.js"
+import { requests } from "./scenarios/requests.js"
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 // The local server over its Unix socket when there is one (how a service on the
@@ -31,7 +32,8 @@ const baseUrl = process.env.DATABASE_URL ??
     ? `postgres://postgres@localhost/postgres?host=${socketDir}`
     : "postgres://postgres@127.0.0.1:5432/postgres")
 const mode = process.env.BENCH_DB ?? "both"
-// BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision, graphile.
+// BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision,
+// requests, metrics-off, graphile.
 const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
 const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
@@ -43,7 +45,15 @@ const machine = {
   postgresVia: new URL(baseUrl).searchParams.get("host")?.startsWith("/") ? "Unix socket" : "TCP"
 }
 
-const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: { runs: number; workers: number; supervise: number; latency: number }) => {
+interface Sizes {
+  readonly runs: number
+  readonly workers: number
+  readonly supervise: number
+  readonly latency: number
+  readonly requests: number
+}
+
+const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: Sizes) => {
   const service = await startService(serviceEnv)
   const client = makeClient(service.url)
   const receiver = await startReceiver()
@@ -91,10 +101,41 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     // After supervision: its RSS figures want a service that has not just run thousands of runs.
     const perStep = await step("steps", () =>
       steps({ client, serviceUrl: service.url, receiver, servicePid: service.pid, runs: Math.min(sizes.runs, 2000) }))
+    const perRequest = await step("requests", () =>
+      requests({ client, servicePid: service.pid, tenant, worker: workers[0]!, requests: sizes.requests }))
     // Last: it leaves a million runs behind (BENCH_SCENARIOS=history; Postgres passes only, bulk SQL from outside).
     const past = databaseUrl === "" ? undefined : await step("history", () =>
       history({ client, serviceUrl: service.url, databaseUrl, runs: env("BENCH_HISTORY_RUNS", 1_000_000), calls: 15 }))
-    return { stepwise, batched, idle, loaded: loaded && { rate: loadedRate, ...loaded }, webhook500, drain, steps: perStep, supervised, history: past }
+    return {
+      stepwise,
+      batched,
+      idle,
+      loaded: loaded && { rate: loadedRate, ...loaded },
+      webhook500,
+      drain,
+      steps: perStep,
+      supervised,
+      requests: perRequest,
+      history: past
+    }
+  } finally {
+    client.close()
+    await receiver.close()
+    await service.stop()
+  }
+}
+
+const metricsOffPass = async (databaseUrl: string, sizes: Sizes) => {
+  const service = await startService({ DATABASE_URL: databaseUrl, METRICS_ENABLED: "false" })
+  const client = makeClient(service.url)
+  const receiver = await startReceiver()
+  try {
+    const tenant = await setupTenant(client, service.url)
+    const workers = await registerWorkers(client, tenant, sizes.workers)
+    const hookTrigger = await createTrigger(client, tenant, { webhookUrl: receiver.url, webhookSecret: "bench-secret-0123456789abcdef" })
+    const common = { client, tenant, receiver, producers: 16, servicePid: service.pid, workers, triggerId: hookTrigger, batch: 0, rate: 0 }
+    await lifecycle({ ...common, runs: Math.min(500, sizes.runs) })
+    return await lifecycle({ ...common, runs: sizes.runs })
   } finally {
     client.close()
     await receiver.close()
@@ -105,20 +146,39 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
 const main = async () => {
   const results: Record<string, unknown> = { date: new Date().toISOString(), machine }
   if (mode === "both" || mode === "pg") {
-    const sizes = { runs: env("BENCH_RUNS", 5000), workers: env("BENCH_WORKERS", 8), supervise: env("BENCH_SUPERVISE", 10000), latency: 1000 }
+    const sizes = {
+      runs: env("BENCH_RUNS", 5000),
+      workers: env("BENCH_WORKERS", 8),
+      supervise: env("BENCH_SUPERVISE", 10000),
+      latency: 1000,
+      requests: env("BENCH_REQUESTS", 5000)
+    }
     const serviceDb = await createDatabase(baseUrl, "pts_bench")
     machine.postgres = serverVersion
     results.postgres = await passOn("postgres", { DATABASE_URL: serviceDb }, sizes)
     save(results)
+    if (wanted("metrics-off")) {
+      // The same one-call-per-step lifecycle on a service with metrics off: what recording them costs.
+      process.stderr.write("[postgres] metrics-off\n")
+      results.metricsOff = await metricsOffPass(await createDatabase(baseUrl, "pts_bench_nometrics"), sizes)
+      process.stderr.write(`[postgres] metrics-off: ${JSON.stringify(results.metricsOff)}\n`)
+      save(results)
+    }
     if (wanted("graphile")) {
       process.stderr.write("[reference] graphile-worker\n")
       const graphileDb = await createDatabase(baseUrl, "pts_bench_graphile")
-      results.graphile = await benchGraphile(graphileDb, { jobs: sizes.runs, concurrency: sizes.workers, latencySamples: 1000 })
+      // At the concurrency a user would give it, with as many jobs as our runs.
+      const concurrency = env("BENCH_GRAPHILE_CONCURRENCY", 10)
+      results.graphile = {
+        version: JSON.parse(fs.readFileSync("node_modules/graphile-worker/package.json", "utf8")).version,
+        concurrency,
+        ...(await benchGraphile(graphileDb, { jobs: sizes.runs, concurrency, latencySamples: 1000 }))
+      }
       save(results)
     }
   }
   if (mode === "both" || mode === "embedded") {
-    const sizes = { runs: 1000, workers: 4, supervise: 2000, latency: 200 }
+    const sizes = { runs: 1000, workers: 4, supervise: 2000, latency: 200, requests: 2000 }
     results.embedded = await passOn("embedded", { DATABASE_URL: "" }, sizes)
   }
   save(results)
@@ -162,11 +222,25 @@ const printTable = (r: any) => {
     add(`[${db}] supervised runs / heap after full GC idle → supervising (Δ MB)`, `${x.supervised.runs} / ${x.supervised.heapIdleMb} → ${x.supervised.heapSupervisingMb} (${x.supervised.heapDeltaMb})`)
     add(`[${db}] heartbeat p50/p99 ms`, `${x.supervised.heartbeat.p50} / ${x.supervised.heartbeat.p99}`)
     add(`[${db}] timed_out after deadline p50/p99/max ms`, `${x.supervised.lateness.p50} / ${x.supervised.lateness.p99} / ${x.supervised.lateness.max} (${x.supervised.timedOut} runs)`)
+    const bare = (x.requests ?? []).find((f: any) => f.route.startsWith("bare"))
+    for (const f of x.requests ?? []) {
+      const times = bare && f !== bare ? ` (${(f.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(1)}× bare)` : ""
+      add(`[${db}] ${f.route}: requests/s, service CPU ms per request`, `${f.perSec}, ${f.cpuMsPerRequest}${times}`)
+    }
+    if (db === "postgres" && r.metricsOff) {
+      const on = x.stepwise
+      const off = r.metricsOff
+      add(
+        `[${db}] metrics on vs off (METRICS_ENABLED=false): runs/s, service CPU ms per run`,
+        `${on.runsPerSec} vs ${off.runsPerSec} (${((on.runsPerSec / off.runsPerSec - 1) * 100).toFixed(1)} %), ${on.cpuMsPerRun.service} vs ${off.cpuMsPerRun.service}`
+      )
+    }
     add(`[${db}] request errors`, `${x.stepwise.errors + x.batched.errors + x.loaded.errors + x.webhook500.errors}`)
     add(`[${db}] runs lost (requested, never received by a worker)`, `${x.stepwise.lost + x.batched.lost + x.loaded.lost + x.webhook500.lost}`)
   }
   const w = [Math.max(...rows.map((x) => x[0].length)), Math.max(...rows.map((x) => x[1].length))]
   process.stdout.write(`machine: ${r.machine.cpus}, ${r.machine.memoryGb} GB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres} (via ${r.machine.postgresVia})\n`)
+  if (r.graphile) process.stdout.write(`reference: graphile-worker ${r.graphile.version}, concurrency ${r.graphile.concurrency}, ${r.postgres?.stepwise?.runs ?? "?"} jobs\n`)
   for (const [a, b, c] of rows) process.stdout.write(`${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}\n`)
   process.stdout.write("written: bench/results/latest.json\n")
 }

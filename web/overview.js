@@ -1,6 +1,7 @@
 // Overview: the environment's figures, queue depth and active runs, refreshed
 // in place every few seconds while the page is open.
 import { api, messageOf, query } from "./api.js"
+import { durationChart, outcomesChart, seriesTable } from "./chart.js"
 import { alertBox, el } from "./dom.js"
 
 const refreshMs = 5000
@@ -51,7 +52,18 @@ export const render = async (ctx) => {
     return el("li", {}, cells[key], label)
   }))
   const updated = el("p", { class: "hint" }, "Updated every few seconds.")
-  ctx.show(title, list, updated,
+  const charts = el("section", { "aria-labelledby": "last-day" }, el("h2", { id: "last-day" }, "Last 24 hours"))
+  const drawCharts = async () => {
+    const series = await api("GET", `/environments/${ctx.env.id}/dashboard/runs${query({ bucket: "hour" })}`)
+    if (!ctx.live()) return
+    if (series.status !== 200) return charts.replaceChildren(charts.firstChild, alertBox(messageOf(series)))
+    const open = charts.querySelector("details")?.open ?? false
+    charts.replaceChildren(charts.firstChild,
+      el("div", { class: "charts" }, outcomesChart(series.body.items), durationChart(series.body.items)), seriesTable(series.body.items))
+    if (open) charts.querySelector("details").open = true
+  }
+  await drawCharts()
+  ctx.show(title, list, updated, charts,
     el("p", {}, el("a", { href: "#/runs" }, "See the runs"), " · ", el("a", { href: "#/triggers" }, "Triggers"), " · ",
       el("a", { href: "#/workers" }, "Workers")))
 
@@ -64,6 +76,7 @@ export const render = async (ctx) => {
       if (next.values !== undefined) {
         for (const [key, value] of Object.entries(next.values)) if (cells[key].textContent !== value) cells[key].textContent = value
       }
+      await drawCharts()
     }
     timer = setTimeout(refresh, refreshMs)
   }

@@ -46,9 +46,10 @@ const runLink = (id, text) => el("a", { href: `#/runs/${id}` }, text ?? `Run …
 const deliveriesTable = (items) =>
   items.length === 0
     ? el("p", {}, "No webhook delivery for this run.")
-    : table("Webhook deliveries of this run", ["Sent", "Outcome", "Status code", "Attempts", "URL", "Error", "Response body"],
+    : table("Webhook deliveries of this run", ["Sent", "Kind", "Outcome", "Status code", "Attempts", "URL", "Error", "Response body"],
       items.map((d) => el("tr", {},
         el("td", {}, timeEl(d.createdAt)),
+        el("td", {}, d.trigger ?? "automatic"),
         el("td", {}, statusBadge(d.outcome)),
         el("td", {}, d.statusCode === null ? "none" : String(d.statusCode)),
         el("td", {}, String(d.attemptCount)),
@@ -74,6 +75,27 @@ export const render = async (ctx, { id }) => {
   const labels = new Map(workers.items.map((w) => [w.id, w.label]))
   const workerName = (workerId) => labels.get(workerId) ?? `…${shortId(workerId)}`
   ctx.show(el("p", {}, el("a", { href: "#/runs" }, "← Runs")), title, body)
+
+  // Operators and above may send a terminal run's webhook again (POST /runs/{id}/webhook-deliveries).
+  const redeliverControl = (run, trigger) => {
+    if (!ctx.can("operator") || !terminalStatuses.includes(run.status) || trigger.status !== 200 || trigger.body.webhookUrl === null) return undefined
+    const note = el("p", { role: "status" })
+    const button = el("button", {
+      type: "button",
+      class: "secondary",
+      onclick: async () => {
+        note.textContent = ""
+        const res = await api("POST", `/runs/${run.id}/webhook-deliveries`)
+        note.textContent = res.status === 202 ? "Redelivery queued; it appears above once sent." : messageOf(res)
+        if (res.status === 202) for (const ms of [1500, 4000, 8000]) setTimeout(() => void repaint(), ms)
+      }
+    }, "Redeliver webhook")
+    return el("div", { class: "actions" }, button, note)
+  }
+  const repaint = async () => {
+    const again = await loadRun(id)
+    if (ctx.live() && again.run !== undefined) await paint(again.run)
+  }
 
   const paint = async (run) => {
     const [trigger, deliveries, timeline] = await Promise.all([
@@ -112,7 +134,8 @@ export const render = async (ctx, { id }) => {
       el("h3", {}, "Error message (stderr)"),
       el("pre", { class: "code", tabindex: "0", "aria-label": "Error message" }, run.errorMessage ?? "—"),
       el("h2", {}, "Webhook deliveries"),
-      deliveries.res === undefined ? deliveriesTable(deliveries.items) : alertBox(messageOf(deliveries.res))
+      deliveries.res === undefined ? deliveriesTable(deliveries.items) : alertBox(messageOf(deliveries.res)),
+      redeliverControl(run, trigger)
     )
     // A terminal run of a trigger with a webhook gets its delivery record shortly after it ends.
     return run.delivery === null && trigger.status === 200 && trigger.body.webhookUrl !== null

@@ -1,7 +1,7 @@
 // Workers: online and offline with last-seen times, relabelling, and how to
 // start one (the command with a fresh one-time registration token).
 import { all, api, messageOf } from "./api.js"
-import { ago, alertBox, apiForm, control, el, emptyRow, secretBox, statusBadge, table, timeEl } from "./dom.js"
+import { ago, alertBox, apiForm, confirmDialog, control, el, emptyRow, secretBox, statusBadge, table, timeEl } from "./dom.js"
 
 const startSection = (ctx) => {
   const place = el("div", {})
@@ -57,21 +57,53 @@ const labelCell = (ctx, worker, onSaved) => {
   return cell
 }
 
+/** Drain / undrain and revoke (admin and above); a revoked worker has nothing left to do. */
+const actionsCell = (ctx, worker, error, onDone) => {
+  if (!ctx.can("admin") || worker.status === "revoked") return el("td", {})
+  const draining = worker.status === "draining"
+  const call = async (method, body, done) => {
+    error.textContent = ""
+    const res = await api(method, `/workspaces/${ctx.ws.id}/workers/${worker.id}`, body)
+    if (res.status !== 200 && res.status !== 204) return void (error.textContent = `${worker.label}: ${messageOf(res)}`)
+    ctx.say(done)
+    onDone()
+  }
+  return el("td", { class: "actions" },
+    el("button", {
+      type: "button",
+      class: "secondary small",
+      "aria-label": `${draining ? "Undrain" : "Drain"} ${worker.label}`,
+      onclick: () => call("PATCH", { draining: !draining }, draining ? `${worker.label} takes new runs again.` : `${worker.label} is draining: it keeps its runs and gets no new ones.`)
+    }, draining ? "Undrain" : "Drain"),
+    el("button", {
+      type: "button",
+      class: "danger small",
+      "aria-label": `Revoke ${worker.label}`,
+      onclick: async () => {
+        const ok = await confirmDialog(`Revoke ${worker.label}?`, "Its token stops working at once; its assigned runs go back to the queue and its running runs end timed out.", "Revoke")
+        if (ok) await call("DELETE", undefined, `${worker.label} revoked.`)
+      }
+    }, "Revoke"))
+}
+
 export const render = async (ctx) => {
   const title = el("h1", {}, "Workers")
   const res = await all(`/environments/${ctx.env.id}/workers`)
   if (res.status !== 200) return ctx.show(title, alertBox(messageOf(res)))
   const again = () => void render(ctx)
+  const error = alertBox()
   const now = Date.now()
   const rows = res.items.map((w) => el("tr", { "data-worker": w.id },
     labelCell(ctx, w, again),
     el("td", {}, statusBadge(w.status)),
     el("td", {}, ago(w.lastSeenAt, now), " (", timeEl(w.lastSeenAt), ")"),
     el("td", {}, timeEl(w.createdAt)),
-    el("td", {}, el("a", { href: `#/runs?workerId=${w.id}` }, "Runs"))))
-  const online = res.items.filter((w) => w.status === "online").length
+    el("td", {}, el("a", { href: `#/runs?workerId=${w.id}` }, "Runs")),
+    actionsCell(ctx, w, error, again)))
+  const count = (status) => res.items.filter((w) => w.status === status).length
   ctx.show(title,
-    el("p", {}, `${online} online, ${res.items.length - online} offline.`),
-    table("Workers", ["Label", "Status", "Last seen", "Registered", ""], rows.length > 0 ? rows : [emptyRow(5, "No workers yet.")]),
+    el("p", {}, `${count("online")} online, ${count("offline")} offline, ${count("draining")} draining, ${count("revoked")} revoked.`),
+    error,
+    table("Workers", ["Label", "Status", "Last seen", "Registered", "", "Actions"], rows.length > 0 ? rows : [emptyRow(6, "No workers yet.")]),
     startSection(ctx))
 }

@@ -32,8 +32,9 @@ export const rssMbOf = (pid: number): number => {
 }
 
 /**
- * Starts the service as its own process (`node --import tsx src/main.ts`),
- * exactly as `npm start` does, and waits for /health.
+ * Starts the service as its own process (`node dist/main.js`, built by
+ * `prebench`), exactly as `npm start` does, and waits for /health. tsx is
+ * there only to load the heap probe.
  */
 const benchJwtSecret = randomBytes(48).toString("base64")
 const benchSecretsKey = randomBytes(32).toString("base64")
@@ -59,7 +60,7 @@ export const startService = async (env: Record<string, string>): Promise<Service
   const probe = path.join(path.dirname(new URL(import.meta.url).pathname), "heapProbe.ts")
   const child: ChildProcess = spawn(
     process.execPath,
-    [...nodeOptions, "--expose-gc", "--import", "tsx", "--import", probe, "src/main.ts"],
+    [...nodeOptions, "--expose-gc", "--import", "tsx", "--import", probe, "dist/main.js"],
     { env: childEnv, stdio: ["ignore", "ignore", "inherit", "ipc"] }
   )
   let stopping = false
@@ -70,7 +71,8 @@ export const startService = async (env: Record<string, string>): Promise<Service
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 600; i++) {
     try {
-      const res = await fetch(`${url}/api/v1/health`)
+      // Bounded: a connection accepted while the service is still starting may never be answered.
+      const res = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(2000) })
       if (res.ok) break
     } catch {
       // not up yet

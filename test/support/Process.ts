@@ -13,7 +13,8 @@ import * as path from "node:path"
 
 /**
  * Helpers for fault-injection tests that need the service as a real operating
- * system process (`node --import tsx src/main.ts`, as `npm start` runs it), so
+ * system process (`node dist/main.js`, as `npm start` runs it; the tests' global
+ * setup builds dist/ from the sources), so
  * that `kill -9`, SIGTERM and two instances on one database are the real thing.
  * Everything is loopback only and plain promises: the tests drive load from
  * many concurrent async loops, which reads more simply without fibers.
@@ -58,6 +59,10 @@ process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL")
 })
 
+// An embedded (PGlite) first start creates and migrates its database: tens of
+// seconds on a busy 2-core machine.
+const readyTimeoutMs = 120_000
+
 /** Fixed keys for test processes; never used outside tests. */
 export const testJwtSecret = "test-jwt-secret-for-test-processes-only-0123456789"
 export const testSecretsKey = Buffer.alloc(32, 9).toString("base64")
@@ -92,7 +97,7 @@ export const startService = async (env: Record<string, string>, options: StartOp
     ...env
   }
   for (const [k, v] of Object.entries(childEnv)) if (v === "") delete childEnv[k]
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, ["dist/main.js"], {
     env: childEnv,
     cwd: path.resolve(import.meta.dirname, "../.."),
     stdio: ["ignore", "pipe", "pipe"]
@@ -112,7 +117,7 @@ export const startService = async (env: Record<string, string>, options: StartOp
     })
   })
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000)
+  const deadline = Date.now() + (options.readyTimeoutMs ?? readyTimeoutMs)
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`service exited before it was ready (${child.exitCode ?? child.signalCode}):\n${output}`)
@@ -121,7 +126,7 @@ export const startService = async (env: Record<string, string>, options: StartOp
     if (res.status === 200) break
     if (Date.now() > deadline) {
       child.kill("SIGKILL")
-      throw new Error(`service not ready after ${options.readyTimeoutMs ?? 60_000} ms:\n${output}`)
+      throw new Error(`service not ready after ${options.readyTimeoutMs ?? readyTimeoutMs} ms:\n${output}`)
     }
     await sleep(100)
   }

@@ -6,7 +6,7 @@ import { browser, serviceLayer, ServiceUrl } from "../support/Browser.js"
 const screenshot = (page: Page, name: string) => page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true })
 
 // One browser and one page, driven step by step: the steps share the session like a person would.
-withLayer(serviceLayer, { excludeTestServices: true, timeout: 60_000 })("dashboard in a real browser", (it) => {
+withLayer(serviceLayer, { excludeTestServices: true, timeout: 180_000 })("dashboard in a real browser", (it) => {
   describe("sign in, workspace, environment, overview", () => {
     it.scoped("a new user reaches the overview; the choice is remembered; sign out and back in", () =>
       Effect.gen(function*() {

@@ -46,7 +46,7 @@ const owner = `owner-${Date.now()}@example.com`
 const viewer = `viewer-${Date.now()}@example.com`
 const password = "correct horse battery"
 
-withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTestServices: true, timeout: 120_000 })("dashboard journey in a real browser", (it) => {
+withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTestServices: true, timeout: 180_000 })("dashboard journey in a real browser", (it) => {
   describe("from a new account to a succeeded run, and a viewer's view", () => {
     it.scoped("register → trigger (with a server validation error) → worker → run now → succeeded → run page; members, keys, audit; a viewer sees no write buttons", () =>
       Effect.gen(function*() {
@@ -135,6 +135,10 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("form", { name: "Rename worker browser-test-worker" }).getByLabel("Label", { exact: true }).fill("build box")
           await page.getByRole("button", { name: "Save" }).click()
           await page.getByRole("row").filter({ hasText: "build box" }).waitFor()
+          await page.getByRole("button", { name: "Drain build box" }).click()
+          await expect.poll(() => page.getByRole("row").filter({ hasText: "build box" }).textContent(), { timeout: 30_000 }).toContain("draining")
+          await page.getByRole("button", { name: "Undrain build box" }).click()
+          await expect.poll(() => page.getByRole("row").filter({ hasText: "build box" }).textContent(), { timeout: 30_000 }).toContain("online")
           await screenshot(page, "workers")
         })
 
@@ -187,8 +191,13 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await delivery.waitFor({ timeout: 60_000 })
           expect(await delivery.textContent()).toContain("200")
           await screenshot(page, "run")
+
+          // Redeliver: a second, manual delivery of the same run.
+          await page.getByRole("button", { name: "Redeliver webhook" }).click()
+          await page.getByRole("row").filter({ hasText: "manual" }).waitFor({ timeout: 60_000 })
         })
-        expect(hook.hits.length).toBe(1)
+        expect(hook.hits.length).toBe(2)
+        expect(hook.hits[1]).toBe(hook.hits[0])
 
         // The overview: the figures, queue depth and running runs, refreshed in place.
         yield* Effect.promise(async () => {
@@ -201,6 +210,14 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           expect(await figure("todaysRuns").textContent()).toBe("1")
           expect(await figure("successRate").textContent()).toBe("100%")
           expect(await figure("spend").textContent()).toBe("$0.0125")
+          // The last 24 hours as charts, and the same numbers as a table.
+          expect(await page.getByRole("img", { name: /Runs ended per hour/ }).locator("rect").count()).toBe(1)
+          expect(await page.getByRole("img", { name: /duration p50 and p95/ }).locator("circle, polyline").count()).toBeGreaterThan(0)
+          await page.getByText("The numbers as a table").click()
+          const hour = page.getByRole("table", { name: "Runs per hour, last 24 hours" }).locator("tbody tr")
+          expect(await hour.count()).toBe(1)
+          expect(await hour.locator("td").allTextContents()).toEqual(expect.arrayContaining(["1"]))
+          expect((await hour.locator("td").allTextContents()).slice(1, 6)).toEqual(["1", "1", "0", "0", "0"])
           await screenshot(page, "overview")
         })
 
@@ -308,6 +325,15 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("button", { name: "Apply filters" }).click()
           await page.getByRole("row").filter({ hasText: "member.added" }).waitFor()
           await screenshot(page, "audit")
+
+          // Revoke the worker (confirmed): it stays listed as revoked, with nothing left to do.
+          await nav(page, "Workers")
+          await page.getByRole("button", { name: "Revoke build box" }).click()
+          await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click()
+          await expect.poll(() => page.getByRole("row").filter({ hasText: "build box" }).textContent(), { timeout: 30_000 }).toContain("revoked")
+          expect(await page.getByRole("button", { name: "Drain build box" }).count()).toBe(0)
+          await nav(page, "Audit log")
+          await page.getByRole("row").filter({ hasText: "worker.revoked" }).waitFor()
         })
 
         // The second member's session: an operator may run a trigger but not change it.
