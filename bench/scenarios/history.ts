@@ -90,7 +90,7 @@ export const history = async (o: {
     FROM (
       SELECT i, to_timestamp($4::double precision / 1000) + (i - 1) * ($5::double precision / $6) * interval '1 millisecond' AS created_at,
         CASE WHEN i % 100 < 90 THEN 'succeeded' WHEN i % 100 < 97 THEN 'failed' ELSE 'timed_out' END AS status,
-        (500 + (i * 7919) % 60000)::bigint AS duration_ms
+        (500 + (i::bigint * 7919) % 60000) AS duration_ms
       FROM generate_series(1, $6::int) AS i
     ) g`, [triggerId, env, busy!.id, now - 40 * day, 40 * day - 120_000, o.runs])
   await execute(o.databaseUrl, `
