@@ -88,6 +88,13 @@ withLayer(layer({ webhookAllowPrivateNetworks: true, cancelGraceSeconds: 1 }), {
         expect(res.body).toMatchObject({ status: "cancelled", workerId: worker.workerId, faultClass: "none" })
         expect((yield* op(worker, runId, "claim")).status).toBe(409)
         expect(yield* auditOf(runId)).toEqual([{ action: "run.cancelled", actor_type: "api_key", metadata: { ended: true } }])
+        // The timeline's end names the cancel and the worker the run was taken from.
+        const timeline = yield* call("GET", `/api/v1/runs/${runId}/events`, { cookie: env.user.cookie })
+        expect(timeline.body.items.map((e: any) => [e.status, e.reason, e.workerId])).toEqual([
+          ["queued", "requested", null],
+          ["assigned", "assigned", worker.workerId],
+          ["cancelled", "cancelled", worker.workerId]
+        ])
       }))
 
     it.scoped("a running run: cancelRequestedAt on the answer and the heartbeat; the worker's complete is recorded cancelled (one webhook, no retry)", () =>

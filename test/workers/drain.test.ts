@@ -147,5 +147,23 @@ withLayer(layer(), { excludeTestServices: true })("draining workers", (it) => {
         expect((yield* op(w, runId, "complete", { status: "succeeded" })).status).toBe(200)
       }
       expect((yield* poll(w)).body.runs).toEqual([])
+
+      // The timeline shows the drain moved nothing: the held runs went their whole way with the draining
+      // worker (no release), and each new run was assigned to the other worker only.
+      const events = (runId: string) =>
+        Effect.map(call("GET", `/api/v1/runs/${runId}/events`, { cookie: env.user.cookie }), (res) =>
+          res.body.items.map((e: any) => [e.status, e.reason, e.workerId]))
+      for (const runId of [held, assigned]) {
+        expect(yield* events(runId)).toEqual([
+          ["queued", "requested", null],
+          ["assigned", "assigned", w.workerId],
+          ["claimed", "claimed", w.workerId],
+          ["running", "started", w.workerId],
+          ["succeeded", "completed", w.workerId]
+        ])
+      }
+      for (const runId of fresh) {
+        expect(yield* events(runId)).toEqual([["queued", "requested", null], ["assigned", "assigned", busy.workerId]])
+      }
     }))
 })
