@@ -46,27 +46,49 @@ interface BucketRow {
   readonly p95: string | number | null
 }
 
+/** A bucket closes an hour after it ends: far beyond a run's end stamp and its commit, or clock drift between instances. */
+const closedAfterMillis = 3_600_000
+
+/** Hour and day buckets are kept once closed; a window of minutes is at most 1,000 minutes of runs, read as is. */
+const keptSizes: ReadonlySet<number> = new Set([bucketMillis.hour, bucketMillis.day])
+
+const toBucket = (row: BucketRow): RunBucket => ({
+  bucketStart: row.bucket_start instanceof Date ? row.bucket_start : new Date(row.bucket_start),
+  queued: row.queued,
+  succeeded: row.succeeded,
+  failed: row.failed,
+  timedOut: row.timed_out,
+  cancelled: row.cancelled,
+  p50DurationMs: row.p50 === null ? null : Number(row.p50),
+  p95DurationMs: row.p95 === null ? null : Number(row.p95)
+})
+
 /**
  * Runs over time for the dashboard. Requests are counted by `created_at`,
  * endings by `ended_at` and `outcome`; both come from an index alone
  * (`runs_created`, `runs_ended`, migration 0007), so the cost follows the
  * rows in the window, not the history. Statuses are compared as text, so a
  * status the state machine gains (`cancelled`) is counted once it exists.
+ *
+ * A closed hour or day bucket is computed once and kept in
+ * `run_series_buckets` (migration 0011): its figures count only runs created
+ * or ended inside it, which never change afterwards, so 30 days by day read 30
+ * stored rows plus the open day instead of a month of runs. Like the
+ * overview's daily totals, a kept bucket outlives retention deleting its
+ * runs. Two instances computing one bucket at once store the same figures;
+ * the second insert does nothing.
  */
 export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const policy = yield* Policy
 
-    const series = Effect.fn("Dashboard.runSeries")(function*(environmentId: string, query: SeriesQuery) {
-      if (!isUuid(environmentId)) return yield* Effect.fail(NotFound.of("environment"))
-      yield* policy.requireRole(environmentId, "viewer")
-      const buckets = bucketsOf(query, yield* Clock.currentTimeMillis)
-      if (buckets._tag === "Invalid") return yield* Effect.fail(ValidationError.field(buckets.field, buckets.message))
-      const start = new Date(buckets.starts[0]!).toISOString()
-      const end = new Date(buckets.to).toISOString()
-      const stride = `${buckets.size / 1000} seconds`
-      const rows = yield* sql<BucketRow>`
+    /** The buckets starting at `starts` (ascending, `size` apart), over runs in [first start, `endMs`). */
+    const compute = (environmentId: string, size: number, starts: ReadonlyArray<number>, endMs: number) => {
+      const start = new Date(starts[0]!).toISOString()
+      const end = new Date(endMs).toISOString()
+      const stride = `${size / 1000} seconds`
+      return sql<BucketRow>`
         WITH requested AS (
           SELECT date_bin(${stride}::interval, created_at, ${start}::timestamptz) AS b, count(*)::int AS queued
           FROM runs
@@ -87,24 +109,69 @@ export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries"
         SELECT s.bucket_start, COALESCE(r.queued, 0) AS queued,
           COALESCE(e.succeeded, 0) AS succeeded, COALESCE(e.failed, 0) AS failed,
           COALESCE(e.timed_out, 0) AS timed_out, COALESCE(e.cancelled, 0) AS cancelled, e.p50, e.p95
-        FROM unnest(${buckets.starts.map((ms) => new Date(ms).toISOString())}::timestamptz[]) AS s(bucket_start)
+        FROM unnest(${starts.map((ms) => new Date(ms).toISOString())}::timestamptz[]) AS s(bucket_start)
         LEFT JOIN requested r ON r.b = s.bucket_start
         LEFT JOIN ended e ON e.b = s.bucket_start
-        ORDER BY s.bucket_start`.pipe(Effect.orDie)
-      const items: Array<RunBucket> = rows.map((row) => ({
-        bucketStart: row.bucket_start instanceof Date ? row.bucket_start : new Date(row.bucket_start),
-        queued: row.queued,
-        succeeded: row.succeeded,
-        failed: row.failed,
-        timedOut: row.timed_out,
-        cancelled: row.cancelled,
-        p50DurationMs: row.p50 === null ? null : Number(row.p50),
-        p95DurationMs: row.p95 === null ? null : Number(row.p95)
-      }))
-      return { items }
+        ORDER BY s.bucket_start`.pipe(Effect.map((rows) => rows.map(toBucket)))
+    }
+
+    /** The closed buckets at `starts`: stored ones read, missing ones computed (from their first to their last) and stored. */
+    const closed = (environmentId: string, size: number, starts: ReadonlyArray<number>) =>
+      Effect.gen(function*() {
+        const first = new Date(starts[0]!).toISOString()
+        const end = new Date(starts[starts.length - 1]! + size).toISOString()
+        const stored = yield* sql<BucketRow>`
+          SELECT bucket_start, queued, succeeded, failed, timed_out, cancelled, p50_ms AS p50, p95_ms AS p95
+          FROM run_series_buckets
+          WHERE environment_id = ${environmentId} AND bucket_seconds = ${size / 1000}
+            AND bucket_start >= ${first}::timestamptz AND bucket_start < ${end}::timestamptz`
+        const found = new Map(stored.map((row) => [toBucket(row).bucketStart.getTime(), toBucket(row)]))
+        const missing = starts.filter((ms) => !found.has(ms))
+        if (missing.length > 0) {
+          const computed = (yield* compute(environmentId, size, missing.length === 1 ? missing : rangeOf(missing, size), missing[missing.length - 1]! + size))
+            .filter((bucket) => !found.has(bucket.bucketStart.getTime()))
+          yield* sql`
+            INSERT INTO run_series_buckets ${
+            sql.insert(computed.map((b) => ({
+              environment_id: environmentId,
+              bucket_seconds: size / 1000,
+              bucket_start: b.bucketStart.toISOString(),
+              queued: b.queued,
+              succeeded: b.succeeded,
+              failed: b.failed,
+              timed_out: b.timedOut,
+              cancelled: b.cancelled,
+              p50_ms: b.p50DurationMs,
+              p95_ms: b.p95DurationMs
+            })))
+          } ON CONFLICT DO NOTHING`
+          for (const bucket of computed) found.set(bucket.bucketStart.getTime(), bucket)
+        }
+        return starts.map((ms) => found.get(ms)!)
+      })
+
+    const series = Effect.fn("Dashboard.runSeries")(function*(environmentId: string, query: SeriesQuery) {
+      if (!isUuid(environmentId)) return yield* Effect.fail(NotFound.of("environment"))
+      yield* policy.requireRole(environmentId, "viewer")
+      const nowMs = yield* Clock.currentTimeMillis
+      const buckets = bucketsOf(query, nowMs)
+      if (buckets._tag === "Invalid") return yield* Effect.fail(ValidationError.field(buckets.field, buckets.message))
+      const { size, starts, to } = buckets
+      // Closed: whole inside the window and ended more than an hour ago.
+      const isClosed = (ms: number) => keptSizes.has(size) && ms + size <= to && ms + size <= nowMs - closedAfterMillis
+      const closedStarts = starts.filter(isClosed)
+      const openStarts = starts.filter((ms) => !isClosed(ms))
+      const kept = closedStarts.length === 0 ? [] : yield* closed(environmentId, size, closedStarts)
+      const open = openStarts.length === 0 ? [] : yield* compute(environmentId, size, openStarts, to)
+      // Closed buckets come first: a bucket only closes after every earlier one has.
+      return { items: [...kept, ...open] }
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
-    return { series } as const
+    return { series: (environmentId: string, query: SeriesQuery) => series(environmentId, query).pipe(Effect.catchTag("SqlError", Effect.die)) } as const
   }),
   dependencies: [Policy.Default]
 }) {}
+
+/** Every bucket start from the first of `starts` to the last, `size` apart (the missing ones are rarely scattered). */
+const rangeOf = (starts: ReadonlyArray<number>, size: number): ReadonlyArray<number> =>
+  Array.from({ length: (starts[starts.length - 1]! - starts[0]!) / size + 1 }, (_, i) => starts[0]! + i * size)

@@ -33,7 +33,10 @@ const pool = (url: Redacted.Redacted, preparedStatements: boolean, schema: strin
         idleTimeoutMillis: 30_000,
         application_name: "pipeline-trigger-service",
         // Every connection of our own pool sees our schema first (see Schema.ts).
-        options: `-c search_path=${Schema.searchPath(schema)}`,
+        // JIT off: a short OLTP statement whose estimate crosses jit_above_cost (a
+        // bound the planner cannot see, e.g. a CTE's now()) spent 35-60 ms compiling
+        // for a 15 ms execution on a 1,000,000-run history (docs/benchmarks.md).
+        options: `-c search_path=${Schema.searchPath(schema)} -c jit=off`,
         ...(preparedStatements ? { Client: preparingClient() } : {})
       })
       // An idle connection's error (server restart) is the pool's to handle: it drops the client.

@@ -10,6 +10,7 @@ import m0007 from "./migrations/0007_history_at_scale.js"
 import m0008 from "./migrations/0008_scheduled_triggers.js"
 import m0009 from "./migrations/0009_mcp_actor.js"
 import m0010 from "./migrations/0010_key_fingerprints.js"
+import m0011 from "./migrations/0011_run_series_buckets.js"
 
 /**
  * Migrations are bundled with the code (not read from disk), so a program that
@@ -25,7 +26,8 @@ export const migrations = {
   "0007_history_at_scale": m0007,
   "0008_scheduled_triggers": m0008,
   "0009_mcp_actor": m0009,
-  "0010_key_fingerprints": m0010
+  "0010_key_fingerprints": m0010,
+  "0011_run_series_buckets": m0011
 }
 
 const run = Migrator.make({})

@@ -121,6 +121,44 @@ withLayer(layer(), { excludeTestServices: true })("dashboard time series", (it) 
         expect(last.succeeded).toBe(1)
       }))
 
+    it.effect("a closed hour or day bucket is computed once and kept; open buckets are read live", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const t = yield* createTrigger(env)
+        const sql = yield* SqlClient.SqlClient
+        const hour = 3_600_000
+        const currentHour = Math.floor(Date.now() / hour) * hour
+        // Three hours ago: a bucket that closed (it ended more than an hour ago).
+        const old = new Date(currentHour - 3 * hour + 60_000).toISOString()
+        yield* seed(t.id, env.environmentId, old, { at: old, status: "succeeded", durationMs: 7 })
+        const get = () => call("GET", seriesPath(env), { cookie: env.user.cookie })
+        const total = (items: Array<{ queued: number; succeeded: number }>) =>
+          items.reduce((n, b) => ({ queued: n.queued + b.queued, succeeded: n.succeeded + b.succeeded }), { queued: 0, succeeded: 0 })
+        const first = yield* get()
+        expect(total(first.body.items)).toEqual({ queued: 1, succeeded: 1 })
+        const kept = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM run_series_buckets WHERE environment_id = ${env.environmentId} AND bucket_seconds = 3600`
+        // Every whole hour of the window that ended over an hour ago: at least the 22 before the last two.
+        expect(kept[0]!.n).toBeGreaterThanOrEqual(22)
+        // The runs go (retention); the closed bucket keeps its figures, like the overview's daily totals.
+        yield* sql`DELETE FROM runs WHERE environment_id = ${env.environmentId}`
+        const again = yield* get()
+        expect(again.body.items).toEqual(first.body.items)
+        // A run now lands in the open current hour, read live.
+        yield* insertRun(t.id, env.environmentId, { status: "queued" })
+        const live = yield* get()
+        expect(total(live.body.items)).toEqual({ queued: 2, succeeded: 1 })
+        expect(live.body.items[live.body.items.length - 1].queued).toBe(1)
+        // Minute buckets are never kept.
+        const minutes = yield* call("GET", seriesPath(env, { from: new Date(currentHour - 3 * hour).toISOString(), bucket: "minute" }), {
+          cookie: env.user.cookie
+        })
+        expect(minutes.status).toBe(200)
+        const keptMinutes = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM run_series_buckets WHERE environment_id = ${env.environmentId} AND bucket_seconds = 60`
+        expect(keptMinutes[0]!.n).toBe(0)
+      }))
+
     it.effect("400: unknown bucket, malformed or reversed from/to, more than 1,000 buckets; exactly 1,000 is fine", () =>
       Effect.gen(function*() {
         const env = yield* setupEnvironment()
