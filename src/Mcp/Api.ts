@@ -49,7 +49,19 @@ const describeResponses = (operation: Record<string, any>): Record<string, any> 
   }
   const media = responses["400"]?.content?.["application/json"]
   if (media !== undefined) media.schema = { $ref: "#/components/schemas/JsonRpcProtocolError" }
-  describe("200", "The JSON-RPC response: a result (for tools/call, a tool result, `isError: true` when the tool failed) or a JSON-RPC error")
+  describe("200", "The JSON-RPC response: a result (for tools/call, a tool result, `isError: true` when the tool failed) or a JSON-RPC error. " +
+    "A `tools/call` of `wait_for_run` from a client whose Accept lists `text/event-stream` is answered as an SSE stream instead")
+  const ok = responses["200"]
+  if (ok?.content !== undefined) {
+    ok.content["text/event-stream"] = {
+      schema: {
+        type: "string",
+        description: "Server-Sent Events, each `event: message` with one JSON-RPC message as `data:`: " +
+          "`notifications/progress` while the tool waits (when the request's `params._meta.progressToken` is set), " +
+          "then the JSON-RPC response, after which the stream ends. Comment lines every 15 s keep proxies open."
+      }
+    }
+  }
   describe("202", "Only notifications or client responses: accepted, no body")
   describe("400", "Not JSON (-32700), not a JSON-RPC 2.0 message or an unsupported MCP-Protocol-Version header (-32600)")
   describe("401", "No `mcp_` token, or one rotated away or of a deleted trigger")
@@ -59,8 +71,9 @@ const describeResponses = (operation: Record<string, any>): Record<string, any> 
 
 const description = [
   "The Model Context Protocol over Streamable HTTP (protocol revisions 2025-11-25, 2025-06-18 and 2025-03-26), for",
-  "AI agents: `initialize`, `ping`, `tools/list` and `tools/call`, answered as JSON. The `mcp_` token grants one",
-  "trigger: tools `describe_trigger`, `run_trigger`, `get_run`, `list_runs` and `wait_for_run`, acting as an operator",
+  "AI agents: `initialize`, `ping`, `tools/list` and `tools/call`, answered as JSON, except that a `wait_for_run` call",
+  "from a client accepting `text/event-stream` is answered as SSE (progress notifications, then the response). The `mcp_` token grants one",
+  "trigger: tools `describe_trigger`, `run_trigger`, `get_run`, `list_runs`, `wait_for_run` and `cancel_run`, acting as an operator",
   "of the trigger's environment (audit actor type `mcp`). Tool failures are tool results with `isError: true`;",
   "protocol failures are JSON-RPC errors. A notification (no `id`) answers 202 with no body. Rotating the token or",
   "deleting the trigger makes the old token 401 at once."

@@ -7,6 +7,7 @@ import { Origins } from "../Http/Origins.js"
 import { CurrentMcpGrant, type McpGrant } from "./Api.js"
 import * as JsonRpc from "./JsonRpc.js"
 import { McpMethods, protocolVersions } from "./Methods.js"
+import { sseAnswer, streams } from "./Streaming.js"
 import { McpTools } from "./Tools.js"
 
 const json = (body: unknown, status: number) => HttpServerResponse.unsafeJson(body, { status })
@@ -14,7 +15,9 @@ const accepted = HttpServerResponse.empty({ status: 202 })
 
 /**
  * `POST /api/v1/mcp`: one JSON-RPC message (or, for 2025-03-26 clients, a
- * batch) per request, every answer as JSON; no sessions, no SSE. An unreadable
+ * batch) per request, answered as JSON, except a call of a tool that waits
+ * from a client that accepts SSE: that answer is an SSE stream ending with the
+ * response (`Mcp/Streaming`). No sessions, no GET stream. An unreadable
  * message answers 400 with a JSON-RPC error, as the official SDK's server does;
  * a readable one answers 200 (its result or JSON-RPC error) or, when it needs
  * no answer (notifications), 202.
@@ -66,6 +69,10 @@ export const McpLive = HttpApiBuilder.group(Api, "mcp", (handlers) =>
           const message = JsonRpc.classify(body)
           if (message._tag === "Invalid") {
             return json(JsonRpc.error(message.id, JsonRpc.codes.invalidRequest, `invalid request: ${message.message}`), 400)
+          }
+          // A tool call that may wait, from a client that accepts SSE: the answer streams (see `Mcp/Streaming`).
+          if (message._tag === "Request" && streams(request.headers["accept"], message)) {
+            return sseAnswer(message, methods.answer(grant, message))
           }
           const answer = yield* answerOne(grant, body)
           return answer === undefined ? accepted : json(answer, 200)

@@ -17,6 +17,7 @@ import { RunEvents } from "../Scheduler/RunEvents.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { TriggersRepo } from "../Triggers/TriggersRepo.js"
 import type { McpGrant } from "./Api.js"
+import { ToolProgress } from "./Progress.js"
 import {
   defaultWaitSeconds,
   DescribeTriggerArgs,
@@ -27,6 +28,12 @@ import {
   RunTriggerArgs,
   WaitForRunArgs
 } from "./ToolSchemas.js"
+
+/**
+ * Tools whose call may wait (up to a minute): over Streamable HTTP their
+ * answer is an SSE stream when the client accepts one (see `Mcp/Streaming`).
+ */
+export const waitingTools: ReadonlySet<string> = new Set(["wait_for_run"])
 
 /** A failure the agent should read (a tool result with `isError: true`), not a protocol error. */
 export class ToolFailure extends Data.TaggedError("ToolFailure")<{ readonly message: string }> {}
@@ -165,10 +172,19 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
         if (first === undefined) return yield* Effect.fail(runNotFound)
         const seconds = args.timeoutSeconds ?? defaultWaitSeconds
         if (isTerminal(first) || seconds === 0) return yield* runResult(first)
+        // Each read is reported to an SSE answer's client (progress notifications); a JSON answer has none.
+        const progress = yield* Effect.serviceOption(ToolProgress)
+        const report = (row: RunRow) =>
+          Option.match(progress, {
+            onNone: () => Effect.void,
+            onSome: (p) => p.report({ message: `run ${row.id} is ${row.status}`, totalSeconds: seconds })
+          })
+        yield* report(first)
         const endedHere = Queue.take(ended).pipe(Effect.repeat({ until: (run) => run.id === first.id }))
         const untilTerminal: Effect.Effect<RunRow> = Effect.race(endedHere, Effect.sleep(Duration.seconds(1))).pipe(
           Effect.zipRight(findRun(grant, first.id)),
           Effect.map((row) => row ?? first),
+          Effect.tap((row) => isTerminal(row) ? Effect.void : report(row)),
           Effect.repeat({ until: isTerminal })
         )
         const last = yield* untilTerminal.pipe(

@@ -250,7 +250,10 @@ withLayer(layer(), { excludeTestServices: true })("MCP endpoint", (it) => {
       expect(message).toContain("limit must be an integer from 1 to 200")
       expect(message).toMatch(/status/)
       expect(message).toMatch(/cursor/)
-      const badWait = yield* post(token, rpc("tools/call", { name: "wait_for_run", arguments: { runId: "nope", timeoutSeconds: 61 } }))
+      // (Accept without text/event-stream: a wait_for_run call is answered as JSON; see the SSE tests.)
+      const badWait = yield* post(token, rpc("tools/call", { name: "wait_for_run", arguments: { runId: "nope", timeoutSeconds: 61 } }), {
+        accept: "application/json"
+      })
       expect(badWait.body.result.isError).toBe(true)
       expect(badWait.body.result.content[0].text).toContain("timeoutSeconds must be an integer from 0 to 60")
       expect(badWait.body.result.content[0].text).toContain("runId must be a run id (UUID)")
@@ -285,5 +288,134 @@ withLayer(layer(), { excludeTestServices: true })("MCP endpoint", (it) => {
       const get = yield* call("GET", "/api/v1/mcp", { bearer: token })
       expect(get.status).toBe(405)
       expect(get.headers["allow"]).toBe("POST")
+    }))
+
+  it.scoped("SSE where a tool waits: the SDK client's wait_for_run is answered as an SSE stream with progress notifications while a worker completes the run", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const trigger = yield* createTrigger(env, { name: "streamed" })
+      const token = yield* rotateToken(env, trigger.id)
+      const baseUrl = yield* serverUrl
+      // The content type of every answer, by the JSON-RPC method (or tool) it answered.
+      const answeredAs: Array<[string, string]> = []
+      const recording: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init)
+        if (init?.method === "POST" && typeof init.body === "string") {
+          const sent = JSON.parse(init.body)
+          answeredAs.push([sent.params?.name ?? sent.method, (response.headers.get("content-type") ?? "").split(";")[0]!])
+        }
+        return response
+      }
+      const client = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const client = new Client({ name: "mcp-sse-test", version: "1.0.0" })
+          await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/v1/mcp`), {
+            requestInit: { headers: { authorization: `Bearer ${token}` } },
+            fetch: recording
+          }))
+          return client
+        }),
+        (client) => Effect.promise(() => client.close())
+      )
+      const run = (yield* callTool(client, "run_trigger")).structuredContent
+
+      const progress: Array<{ progress: number; total?: number; message?: string }> = []
+      const waiting = yield* Effect.promise(() =>
+        client.callTool({ name: "wait_for_run", arguments: { runId: run.id, timeoutSeconds: 30 } }, undefined, {
+          onprogress: (p) => progress.push(p),
+          resetTimeoutOnProgress: true
+        })
+      ).pipe(Effect.fork)
+      yield* Effect.sleep("1500 millis")
+      const { token: workerToken, workerId } = yield* registerWorker(env)
+      const worker = yield* runWorker({
+        baseUrl,
+        credentials: { workerId, token: Redacted.make(workerToken) },
+        handler: () => Effect.succeed({ status: "succeeded" as const })
+      }).pipe(Effect.provide(fetchLayer), Effect.fork)
+      const ended = (yield* Fiber.join(waiting)) as { isError?: boolean; structuredContent?: any }
+      yield* Fiber.interrupt(worker)
+
+      expect(ended.isError).toBeFalsy()
+      expect(ended.structuredContent).toMatchObject({ id: run.id, status: "succeeded", workerId })
+      // The wait reported the queued run at once, and each later state it saw.
+      expect(progress[0]).toMatchObject({ total: 30, message: `run ${run.id} is queued` })
+      for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress)
+      // Only the waiting call streamed; everything else was answered as JSON.
+      expect(answeredAs).toEqual([
+        ["initialize", "application/json"],
+        ["notifications/initialized", ""],
+        ["run_trigger", "application/json"],
+        ["wait_for_run", "text/event-stream"]
+      ])
+    }))
+
+  it.scoped("SSE framing (raw fetch): text/event-stream, `event: message` events with one JSON-RPC message each, progress before the response, then the stream ends; JSON without SSE in Accept or for a tool that does not wait", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const trigger = yield* createTrigger(env, { name: "framed" })
+      const token = yield* rotateToken(env, trigger.id)
+      const baseUrl = yield* serverUrl
+      const runId = yield* requestRun(env, trigger.id)
+      const send = (accept: string, body: unknown) =>
+        Effect.promise(async () => {
+          const res = await fetch(`${baseUrl}/api/v1/mcp`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept },
+            body: JSON.stringify(body)
+          })
+          return { status: res.status, contentType: res.headers.get("content-type") ?? "", cacheControl: res.headers.get("cache-control"), text: await res.text() }
+        })
+      const wait = (meta?: Record<string, unknown>) => ({
+        jsonrpc: "2.0",
+        id: "w1",
+        method: "tools/call",
+        params: { name: "wait_for_run", arguments: { runId, timeoutSeconds: 2 }, ...(meta === undefined ? {} : { _meta: meta }) }
+      })
+
+      // No worker: the wait runs out after 2 s with the run still queued.
+      const streamed = yield* send("application/json, text/event-stream", wait({ progressToken: "tok-1" }))
+      expect(streamed.status).toBe(200)
+      expect(streamed.contentType).toMatch(/^text\/event-stream/)
+      expect(streamed.cacheControl).toBe("no-cache")
+      // Blocks separated by a blank line; the answer ends with one; no ids (nothing to resume).
+      expect(streamed.text.endsWith("\n\n")).toBe(true)
+      const blocks = streamed.text.split("\n\n").filter((b) => b.length > 0 && !b.startsWith(":"))
+      for (const block of blocks) {
+        const lines = block.split("\n")
+        expect(lines).toHaveLength(2)
+        expect(lines[0]).toBe("event: message")
+        expect(lines[1]).toMatch(/^data: \{/)
+      }
+      const messages = blocks.map((b) => JSON.parse(b.split("\n")[1]!.slice("data: ".length)))
+      const response = messages.at(-1)
+      expect(response).toMatchObject({ jsonrpc: "2.0", id: "w1", result: { structuredContent: { id: runId, status: "queued" } } })
+      const notes = messages.slice(0, -1)
+      expect(notes.length).toBeGreaterThanOrEqual(1)
+      for (const note of notes) {
+        expect(note).toMatchObject({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "tok-1", total: 2 } })
+        expect(note.id).toBeUndefined()
+      }
+      expect(notes[0].params.message).toBe(`run ${runId} is queued`)
+
+      // Without a progress token: the response alone.
+      const bare = yield* send("text/event-stream, application/json", wait())
+      expect(bare.contentType).toMatch(/^text\/event-stream/)
+      const bareBlocks = bare.text.split("\n\n").filter((b) => b.length > 0 && !b.startsWith(":"))
+      expect(bareBlocks).toHaveLength(1)
+      expect(JSON.parse(bareBlocks[0]!.split("\n")[1]!.slice("data: ".length))).toMatchObject({ id: "w1", result: { structuredContent: { id: runId, status: "queued" } } })
+
+      // JSON otherwise: Accept without text/event-stream, and a tool that answers at once.
+      const plain = yield* send("application/json", { ...wait(), params: { name: "wait_for_run", arguments: { runId, timeoutSeconds: 0 } } })
+      expect(plain.contentType).toMatch(/^application\/json/)
+      expect(JSON.parse(plain.text)).toMatchObject({ id: "w1", result: { structuredContent: { id: runId, status: "queued" } } })
+      const read = yield* send("application/json, text/event-stream", {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "get_run", arguments: { runId } }
+      })
+      expect(read.contentType).toMatch(/^application\/json/)
+      expect(JSON.parse(read.text)).toMatchObject({ id: 2, result: { structuredContent: { id: runId } } })
     }))
 })
