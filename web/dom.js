@@ -131,7 +131,9 @@ export const showFailure = (failure, fields, error) => {
     const f = fields[name]
     if (f === undefined) rest.push(`${name}: ${meaningful(messages).join(" ")}`)
     else {
-      f.setError(meaningful(messages).join(" "))
+      // A field of several controls places each message itself.
+      if (f.setErrors !== undefined) f.setErrors(meaningful(messages))
+      else f.setError(meaningful(messages).join(" "))
       first ??= f
     }
   }
@@ -169,12 +171,12 @@ export const secretBox = (label, value, warning) => {
 }
 
 /** A modal confirmation (native <dialog>: focus is trapped and Escape cancels). Resolves true when confirmed. */
-export const confirmDialog = (title, text, confirmLabel) =>
+export const confirmDialog = (title, text, confirmLabel, dismissLabel = "Cancel") =>
   new Promise((resolve) => {
     const dialog = el("dialog", { "aria-label": title },
       el("h2", {}, title), el("p", {}, text),
       el("form", { method: "dialog", class: "actions" },
-        el("button", { value: "cancel", class: "secondary", autofocus: true }, "Cancel"),
+        el("button", { value: "cancel", class: "secondary", autofocus: true }, dismissLabel),
         el("button", { value: "confirm", class: "danger" }, confirmLabel)))
     dialog.addEventListener("close", () => {
       dialog.remove()
@@ -186,18 +188,21 @@ export const confirmDialog = (title, text, confirmLabel) =>
 
 /**
  * Collects updates and applies them together once per animation frame, so a
- * burst of events (100 a second) costs one layout, not one per event.
+ * burst of events (100 a second) costs one layout, not one per event. With
+ * `keyOf`, a later item replaces a pending one of the same key (only the
+ * latest state of each thing is applied).
  */
-export const frameBatcher = (apply) => {
-  let pending = []
+export const frameBatcher = (apply, keyOf = undefined) => {
+  let pending = new Map()
+  let n = 0
   let scheduled = false
   return (item) => {
-    pending.push(item)
+    pending.set(keyOf === undefined ? n++ : keyOf(item), item)
     if (scheduled) return
     scheduled = true
     requestAnimationFrame(() => {
-      const batch = pending
-      pending = []
+      const batch = [...pending.values()]
+      pending = new Map()
       scheduled = false
       apply(batch)
     })

@@ -1,8 +1,10 @@
 // One run: its status and times, input, output, cost and duration, retry
-// lineage both ways and the webhook deliveries of it. Refreshes itself until
-// the run is terminal.
+// lineage both ways and the webhook deliveries of it; Cancel and Redeliver
+// webhook for the roles that may. Repainted from the environment's event
+// stream whenever the run (or a retry of it) moves.
 import { all, api, messageOf, query } from "./api.js"
-import { alertBox, el, formatCost, formatDuration, jsonBlock, shortId, statusBadge, table, timeEl } from "./dom.js"
+import { alertBox, confirmDialog, el, formatCost, formatDuration, jsonBlock, shortId, statusBadge, table, timeEl } from "./dom.js"
+import { followRuns } from "./events.js"
 import { terminalStatuses } from "./statuses.js"
 
 const refreshMs = 2000
@@ -76,25 +78,50 @@ export const render = async (ctx, { id }) => {
   const workerName = (workerId) => labels.get(workerId) ?? `…${shortId(workerId)}`
   ctx.show(el("p", {}, el("a", { href: "#/runs" }, "← Runs")), title, body)
 
+  // What the buttons below answered; kept across repaints.
+  const note = el("p", { role: "status" })
+  const failure = alertBox()
+  const said = (text, isError = false) => {
+    note.textContent = isError ? "" : text
+    failure.textContent = isError ? text : ""
+  }
+
+  // Operators and above may stop a run that has not ended (POST /runs/{id}/cancel).
+  const cancelControl = (run) => {
+    if (terminalStatuses.includes(run.status) || run.cancelRequestedAt !== null || !ctx.can("operator")) return undefined
+    return el("button", {
+      type: "button",
+      class: "danger",
+      onclick: async () => {
+        said("")
+        const ok = await confirmDialog("Cancel this run?",
+          "A run no worker holds yet ends at once; a claimed or running run is stopped by its worker and then ends cancelled. It is not retried.",
+          "Cancel run", "Keep it")
+        if (!ok) return
+        const res = await api("POST", `/runs/${run.id}/cancel`)
+        if (res.status === 200) said(res.body.status === "cancelled" ? "Run cancelled." : "Cancel requested: the worker is stopping the run.")
+        else if (res.status === 409) said(`Not cancelled: ${res.body?.error ?? "the run has already ended"}.`, true)
+        else said(messageOf(res), true)
+        await repaint()
+      }
+    }, "Cancel run")
+  }
+
   // Operators and above may send a terminal run's webhook again (POST /runs/{id}/webhook-deliveries).
   const redeliverControl = (run, trigger) => {
     if (!ctx.can("operator") || !terminalStatuses.includes(run.status) || trigger.status !== 200 || trigger.body.webhookUrl === null) return undefined
-    const note = el("p", { role: "status" })
-    const button = el("button", {
+    return el("button", {
       type: "button",
       class: "secondary",
       onclick: async () => {
-        note.textContent = ""
+        said("")
         const res = await api("POST", `/runs/${run.id}/webhook-deliveries`)
-        note.textContent = res.status === 202 ? "Redelivery queued; it appears above once sent." : messageOf(res)
-        if (res.status === 202) for (const ms of [1500, 4000, 8000]) setTimeout(() => void repaint(), ms)
+        if (res.status !== 202) return said(messageOf(res), true)
+        said("Redelivery queued; it appears below once sent.")
+        // Deliveries are not run events: look for the new one a few times.
+        for (const ms of [1500, 4000, 8000]) setTimeout(() => void repaint(), ms)
       }
     }, "Redeliver webhook")
-    return el("div", { class: "actions" }, button, note)
-  }
-  const repaint = async () => {
-    const again = await loadRun(id)
-    if (ctx.live() && again.run !== undefined) await paint(again.run)
   }
 
   const paint = async (run) => {
@@ -103,14 +130,19 @@ export const render = async (ctx, { id }) => {
       terminalStatuses.includes(run.status) ? deliveriesOf(run) : Promise.resolve({ items: [] }),
       api("GET", `/runs/${run.id}/events`)
     ])
-    if (!ctx.live()) return
+    if (!ctx.live()) return false
     const triggerName = trigger.status === 200 ? trigger.body.name : `${run.triggerName} (deleted)`
     // The history is read back a few pages; a delivery older than that is still the detail's latest one.
     if (deliveries.res === undefined && deliveries.items.length === 0 && run.delivery !== null) deliveries.items.push(run.delivery)
+    const ended = terminalStatuses.includes(run.status)
+    const buttons = [cancelControl(run), redeliverControl(run, trigger)].filter((b) => b !== undefined)
     title.replaceChildren(`Run …${shortId(run.id)} · ${triggerName}`)
     body.replaceChildren(
       el("p", { class: "run-status" }, "Status: ", statusBadge(run.status),
-        run.faultClass !== null && run.faultClass !== "none" ? ` (fault: ${run.faultClass})` : undefined),
+        run.faultClass !== null && run.faultClass !== "none" ? ` (fault: ${run.faultClass})` : undefined,
+        !ended && run.cancelRequestedAt !== null ? el("span", { class: "cancel-requested" }, " · cancel requested ", timeEl(run.cancelRequestedAt)) : undefined),
+      buttons.length === 0 ? undefined : el("div", { class: "actions" }, buttons),
+      note, failure,
       el("dl", { class: "facts" },
         row("Run id", el("code", {}, run.id)),
         row("Trigger", trigger.status === 200 ? el("a", { href: `#/triggers/${run.triggerId}` }, triggerName) : triggerName),
@@ -134,30 +166,52 @@ export const render = async (ctx, { id }) => {
       el("h3", {}, "Error message (stderr)"),
       el("pre", { class: "code", tabindex: "0", "aria-label": "Error message" }, run.errorMessage ?? "—"),
       el("h2", {}, "Webhook deliveries"),
-      deliveries.res === undefined ? deliveriesTable(deliveries.items) : alertBox(messageOf(deliveries.res)),
-      redeliverControl(run, trigger)
+      deliveries.res === undefined ? deliveriesTable(deliveries.items) : alertBox(messageOf(deliveries.res))
     )
     // A terminal run of a trigger with a webhook gets its delivery record shortly after it ends.
-    return run.delivery === null && trigger.status === 200 && trigger.body.webhookUrl !== null
+    return ended && run.delivery === null && trigger.status === 200 && trigger.body.webhookUrl !== null
   }
-  let awaitingDelivery = await paint(found.run)
 
-  // Until the run ends (and its webhook delivery is recorded), read it again now and then and repaint.
-  let timer
-  let last = JSON.stringify(found.run)
+  // One repaint at a time; asked for while one runs, it runs once more afterwards.
+  let painting = false
+  let dirty = false
+  let deliveryTimer
   let deliveryChecks = 0
-  const unfinished = (run) => !terminalStatuses.includes(run.status) || (awaitingDelivery && deliveryChecks < 30)
-  const refresh = async () => {
-    if (!ctx.live()) return
-    const again = await loadRun(id)
-    if (!ctx.live()) return
-    if (again.run !== undefined && (JSON.stringify(again.run) !== last || awaitingDelivery)) {
-      if (terminalStatuses.includes(again.run.status)) deliveryChecks += 1
-      last = JSON.stringify(again.run)
-      awaitingDelivery = await paint(again.run)
+  const repaint = async () => {
+    if (painting) return void (dirty = true)
+    painting = true
+    try {
+      do {
+        dirty = false
+        const again = await loadRun(id)
+        if (!ctx.live() || again.run === undefined) return
+        awaitDelivery(await paint(again.run))
+      } while (dirty && ctx.live())
+    } finally {
+      painting = false
     }
-    if (again.run !== undefined && unfinished(again.run)) timer = setTimeout(refresh, refreshMs)
   }
-  if (unfinished(found.run)) timer = setTimeout(refresh, refreshMs)
-  ctx.onLeave(() => clearTimeout(timer))
+  // Webhook deliveries are not run events: until the ended run's first one is recorded, look again now and then.
+  const awaitDelivery = (awaiting) => {
+    clearTimeout(deliveryTimer)
+    if (awaiting && deliveryChecks < 30 && ctx.live()) {
+      deliveryTimer = setTimeout(() => {
+        deliveryChecks += 1
+        void repaint()
+      }, refreshMs)
+    }
+  }
+
+  awaitDelivery(await paint(found.run))
+  const stop = followRuns(ctx.env.id, {
+    // The run itself moved, or a retry of it was created (its "Retried by" link).
+    onRun: (run) => {
+      if (run.id === id || run.retryOfRunId === id) void repaint()
+    },
+    onOpen: () => void repaint()
+  })
+  ctx.onLeave(() => {
+    stop()
+    clearTimeout(deliveryTimer)
+  })
 }

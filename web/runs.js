@@ -1,11 +1,12 @@
 // Runs: the environment's runs, newest first, with filters, cursor paging and
-// live updates of the first page (rows change in place, new runs appear on top).
+// live updates of the first page from the environment's event stream (rows
+// change in place, new runs that match the filters appear in order).
 import { all, api, messageOf, query } from "./api.js"
 import { alertBox, control, el, emptyRow, formatCost, formatDuration, frameBatcher, shortId, statusBadge, table, timeEl } from "./dom.js"
+import { followRuns } from "./events.js"
 import { runStatuses } from "./statuses.js"
 
 const pageSize = 50
-const pollMs = 3000
 
 /** `2026-11-25T13:40` (a datetime-local value, local time) ↔ ISO 8601. */
 const toIso = (local) => local === "" ? "" : new Date(local).toISOString()
@@ -114,17 +115,19 @@ export const render = async (ctx, { params }) => {
   const pager = el("nav", { class: "pager", "aria-label": "Pages of runs" },
     cursor === "" ? undefined : el("a", { href: `#/runs${query({ ...filters })}` }, "← Newest runs"),
     first.body.nextCursor === null ? undefined : el("a", { href: `#/runs${query({ ...filters, cursor: first.body.nextCursor })}` }, "Older runs →"))
-  const liveNote = el("p", { class: "hint" }, cursor === "" ? "This page updates by itself as runs change." : "An older page: it does not update by itself.")
+  const liveNote = el("p", { class: "hint", "data-live": cursor === "" ? "connecting" : "off" },
+    cursor === "" ? "Connecting to live updates…" : "An older page: it does not update by itself.")
 
   ctx.show(title, filterForm, liveNote, runsTable, pager)
 
   if (cursor !== "") return
-  // Live updates: a run already shown changes in place; a new one that matches the filters goes on top.
-  const apply = frameBatcher((batch) => {
+  // Live updates: a run already shown changes in place; a new one that matches
+  // the filters takes its place by id (ids grow with creation time), and the
+  // page keeps its length. Applied once per animation frame, the latest state
+  // of each run only, however many events arrived meanwhile.
+  const apply = frameBatcher((latest) => {
     const fresh = []
-    const latest = new Map()
-    for (const run of batch) latest.set(run.id, run)
-    for (const run of latest.values()) {
+    for (const run of latest) {
       const known = rows.get(run.id)
       if (known !== undefined) {
         if (JSON.stringify(known.run) !== JSON.stringify(run)) {
@@ -136,26 +139,35 @@ export const render = async (ctx, { params }) => {
     if (fresh.length === 0) return
     fresh.sort((a, b) => a.id < b.id ? 1 : -1)
     tbody.querySelector("td.empty")?.parentElement.remove()
-    const fragment = document.createDocumentFragment()
-    fragment.append(...fresh.map(rowFor))
-    tbody.prepend(fragment)
-    // The first page keeps its length: the oldest rows fall off the bottom.
+    let at = 0
+    for (const run of fresh) {
+      while (at < tbody.rows.length && tbody.rows[at].dataset.run > run.id) at += 1
+      if (at >= pageSize) break
+      tbody.insertBefore(rowFor(run), tbody.rows[at] ?? null)
+      at += 1
+    }
     while (tbody.rows.length > pageSize) {
       const last = tbody.rows[tbody.rows.length - 1]
       rows.delete(last.dataset.run)
       last.remove()
     }
-  })
-  let timer
-  const poll = async () => {
-    if (!ctx.live()) return
-    if (!document.hidden) {
-      const res = await api("GET", listPath(ctx.env.id, filters, ""))
-      if (!ctx.live()) return
-      if (res.status === 200) for (const run of res.body.items) apply(run)
-    }
-    timer = setTimeout(poll, pollMs)
+  }, (run) => run.id)
+  const states = {
+    live: "Live: runs appear and change here as they happen.",
+    reconnecting: "Live updates interrupted; reconnecting…",
+    paused: "Live updates paused while this tab is hidden."
   }
-  timer = setTimeout(poll, pollMs)
-  ctx.onLeave(() => clearTimeout(timer))
+  const stop = followRuns(ctx.env.id, {
+    onRun: apply,
+    // Whatever changed before the stream was (re)connected: read the first page once more.
+    onOpen: async () => {
+      const res = await api("GET", listPath(ctx.env.id, filters, ""))
+      if (ctx.live() && res.status === 200) for (const run of res.body.items) apply(run)
+    },
+    onState: (state) => {
+      liveNote.dataset.live = state
+      liveNote.textContent = states[state]
+    }
+  })
+  ctx.onLeave(stop)
 }

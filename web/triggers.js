@@ -20,6 +20,51 @@ const parseJson = (text) => {
 /** A number field's value as a number when it is one; otherwise as typed, so the server names the problem. */
 const numberOf = (text) => text.trim() === "" ? undefined : Number.isFinite(Number(text)) ? Number(text) : text
 
+/**
+ * The schedule as one field of three controls: the server reports every
+ * schedule problem under `schedule`, each message naming its sub-field
+ * ("cron …", "timezone …", "catchUp …"), so each goes beside its control.
+ */
+const scheduleField = (schedule) => {
+  const parts = {
+    cron: control("Cron expression", "input", { name: "cron", class: "mono", value: schedule?.cron ?? "", placeholder: "30 2 * * *" }, [],
+      "Runs the trigger at each tick: minute hour day-of-month month day-of-week (6 fields: seconds first). Empty: no schedule."),
+    timezone: control("Time zone", "input", { name: "timezone", value: schedule?.timezone ?? "", placeholder: "UTC" }, [],
+      "An IANA name such as Europe/Berlin; empty: UTC."),
+    catchUp: control("After downtime", "select", { name: "catchUp", value: schedule?.catchUp ?? "latest" },
+      [["latest", "Run the latest missed tick"], ["none", "Skip missed ticks"]])
+  }
+  let focus = parts.cron.input
+  return {
+    node: el("fieldset", { class: "schedule" }, el("legend", {}, "Schedule"), Object.values(parts).map((p) => p.node)),
+    get input() {
+      return focus
+    },
+    setError: (text) => {
+      for (const p of Object.values(parts)) p.setError(text)
+    },
+    setErrors: (messages) => {
+      const by = new Map()
+      for (const m of messages) {
+        const name = /^(timezone|catchUp)\b/.exec(m)?.[1] ?? "cron"
+        by.set(name, [...by.get(name) ?? [], m])
+      }
+      for (const [name, p] of Object.entries(parts)) p.setError(by.get(name)?.join(" "))
+      focus = parts[[...by.keys()][0] ?? "cron"].input
+    },
+    /** The request's `schedule`: null (none, or stop it) when the expression is empty. */
+    value: () => {
+      const cron = parts.cron.input.value.trim()
+      if (cron === "") return null
+      const timezone = parts.timezone.input.value.trim()
+      return { cron, timezone: timezone === "" ? undefined : timezone, catchUp: parts.catchUp.input.value }
+    }
+  }
+}
+
+const scheduleText = (schedule) =>
+  schedule === null ? "none" : `${schedule.cron} (${schedule.timezone}${schedule.catchUp === "none" ? ", missed ticks skipped" : ""})`
+
 const triggerFields = (workers, t, editing) => ({
   name: control("Name", "input", { name: "name", value: t?.name ?? "", maxlength: "200" }),
   description: control("Description", "textarea", { name: "description", rows: "2", value: t?.description ?? "" }),
@@ -33,7 +78,8 @@ const triggerFields = (workers, t, editing) => ({
   maxRetries: control("Automatic retries", "input", { name: "maxRetries", inputmode: "numeric", value: t?.maxRetries ?? "", placeholder: "0" }, [], "0 to 10."),
   webhookUrl: control("Webhook URL", "input", { name: "webhookUrl", inputmode: "url", value: t?.webhookUrl ?? "", placeholder: "https://example.com/hooks/pipeline" }, [], "Receives a signed POST when a run ends. Empty: no webhook."),
   webhookSecret: control("Webhook secret", "input", { name: "webhookSecret", type: "password", autocomplete: "new-password" }, [],
-    editing ? (t.hasWebhookSecret ? "A secret is set; leave empty to keep it." : "No secret is set.") + " 16 characters or more." : "16 characters or more; signs each webhook.")
+    editing ? (t.hasWebhookSecret ? "A secret is set; leave empty to keep it." : "No secret is set.") + " 16 characters or more." : "16 characters or more; signs each webhook."),
+  schedule: scheduleField(t?.schedule ?? null)
 })
 
 /** The request body from the form; a JSON input that does not parse is refused before anything is sent. */
@@ -49,7 +95,8 @@ const payloadOf = (fields) => {
     heartbeatTimeoutSeconds: numberOf(text("heartbeatTimeoutSeconds")),
     maxRetries: numberOf(text("maxRetries")),
     webhookUrl: text("webhookUrl").trim() === "" ? null : text("webhookUrl").trim(),
-    webhookSecret: text("webhookSecret") === "" ? undefined : text("webhookSecret")
+    webhookSecret: text("webhookSecret") === "" ? undefined : text("webhookSecret"),
+    schedule: fields.schedule.value()
   }
   if ("value" in input) body.input = input.value
   return { body }
@@ -66,11 +113,13 @@ const listView = async (ctx) => {
     el("td", { class: "wrap" }, t.webhookUrl ?? "none"),
     el("td", {}, `${t.timeoutSeconds} s`),
     el("td", {}, String(t.maxRetries)),
+    el("td", { class: "mono" }, t.schedule === null ? "—" : scheduleText(t.schedule)),
+    el("td", {}, timeEl(t.nextRunAt)),
     el("td", {}, timeEl(t.createdAt))))
   ctx.show(title,
     ctx.can("admin") ? el("p", {}, el("a", { href: "#/triggers/new", class: "button" }, "New trigger")) : undefined,
-    table("Triggers", ["Name", "Worker", "Webhook", "Time-out", "Retries", "Created"],
-      rows.length > 0 ? rows : [emptyRow(6, "No triggers yet.")]))
+    table("Triggers", ["Name", "Worker", "Webhook", "Time-out", "Retries", "Schedule", "Next run", "Created"],
+      rows.length > 0 ? rows : [emptyRow(8, "No triggers yet.")]))
 }
 
 const createView = async (ctx) => {
@@ -158,6 +207,8 @@ const facts = (trigger, labels) =>
       ["Automatic retries", String(trigger.maxRetries)],
       ["Webhook", trigger.webhookUrl ?? "none"],
       ["Webhook secret", trigger.hasWebhookSecret ? "set" : "not set"],
+      ["Schedule", scheduleText(trigger.schedule)],
+      ["Next run", trigger.nextRunAt === null ? "— (no schedule)" : timeEl(trigger.nextRunAt)],
       ["Updated", timeEl(trigger.updatedAt)]
     ].flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]))
 

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
-import { type BrowserContext, chromium } from "playwright-core"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { HttpLive } from "../../src/App.js"
 import { type AppConfigShape, layerWith as configWith } from "../../src/Config/AppConfig.js"
 import * as TestDatabase from "./TestDatabase.js"
@@ -68,3 +68,14 @@ export const browser: Effect.Effect<BrowserContext, never, Scope.Scope> = Effect
   }),
   ({ context, profile }) => Effect.promise(() => context.close().then(() => fs.rm(profile, { recursive: true, force: true })))
 ).pipe(Effect.map(({ context }) => context))
+
+/**
+ * Saves a full-page screenshot to `docs/screenshots/<name>.png` when
+ * SCREENSHOTS=1 (`SCREENSHOTS=1 npx vitest run test/web` regenerates the
+ * README's pictures); otherwise takes none, so ordinary runs leave the
+ * committed pictures alone and spend no time on them.
+ */
+export const screenshot = async (page: Page, name: string): Promise<void> => {
+  if (process.env.SCREENSHOTS !== "1") return
+  await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true })
+}

@@ -1,9 +1,6 @@
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type { Page } from "playwright-core"
-import { browser, serviceLayer, ServiceUrl } from "../support/Browser.js"
-
-const screenshot = (page: Page, name: string) => page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true })
+import { browser, screenshot, serviceLayer, ServiceUrl } from "../support/Browser.js"
 
 // One browser and one page, driven step by step: the steps share the session like a person would.
 withLayer(serviceLayer, { excludeTestServices: true, timeout: 180_000 })("dashboard in a real browser", (it) => {

@@ -7,9 +7,7 @@ import type { AddressInfo } from "node:net"
 import type { Locator, Page } from "playwright-core"
 import { runWorker } from "../../src/WorkerSdk/index.js"
 import { fetchLayer } from "../sdk/support.js"
-import { browser, serviceLayerWith, ServiceUrl } from "../support/Browser.js"
-
-const screenshot = (page: Page, name: string) => page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true })
+import { browser, screenshot, serviceLayerWith, ServiceUrl } from "../support/Browser.js"
 
 /** Opens a page from the navigation bar. */
 const nav = (page: Page, name: string) =>
@@ -112,15 +110,18 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
         })
         const registrationToken = command.match(/--registration-token (\S+)/)![1]!
         const release = yield* Deferred.make<void>()
+        const gate = yield* Deferred.make<void>()
         const worker = yield* runWorker({
           baseUrl: url,
           registrationToken,
           label: "browser-test-worker",
           pollWaitSeconds: 1,
           handler: (run) => {
-            const input = run.input as { hold?: boolean; n?: number; failOnce?: boolean } | null
+            const input = run.input as { hold?: boolean; gate?: boolean; forever?: boolean; n?: number; failOnce?: boolean } | null
             if (input?.failOnce === true && run.attempt === 1) return Effect.succeed({ status: "failed" as const, stderr: "flaky step" })
-            return (input?.hold === true ? Deferred.await(release) : Effect.void).pipe(
+            // `forever` waits until the SDK interrupts it (a cancel request).
+            if (input?.forever === true) return Effect.never
+            return (input?.hold === true ? Deferred.await(release) : input?.gate === true ? Deferred.await(gate) : Effect.void).pipe(
               Effect.as({ status: "succeeded" as const, stdout: `built #${input?.n ?? 0}`, costUsd: "0.0125" })
             )
           }
@@ -151,19 +152,37 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await runNow.getByRole("button", { name: "Run now" }).click()
           await expect.poll(() => fieldOf(runNow, /Input/).locator(".field-error").textContent(), { timeout: 30_000 }).toMatch(/not valid JSON/)
 
+          const triggerUrl = page.url()
+
+          // The runs page, open and empty, while a second tab (same session) uses Run now: the run appears on
+          // top and changes status in place, from the event stream, without a reload.
           await nav(page, "Runs")
           await page.getByRole("heading", { name: "Runs" }).waitFor()
           expect(await page.getByText("No runs match these filters.").isVisible()).toBe(true)
-          await page.goBack()
-          await page.getByRole("form", { name: "Run now" }).getByLabel(/Input/).fill(JSON.stringify({ n: 7 }))
-          await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
-          await page.getByRole("link", { name: "Open the run" }).waitFor()
+          expect(await page.getByLabel("Status", { exact: true }).locator("option").allTextContents()).toContain("cancelled")
+          await expect.poll(() => page.locator(".hint[data-live]").getAttribute("data-live"), { timeout: 30_000 }).toBe("live")
+          // A navigation or reload would lose this.
+          await page.evaluate("window.ptsMarker = 'still here'")
+          const other = await context.newPage()
+          other.setDefaultTimeout(60_000)
+          other.on("pageerror", (error) => errors.push(error.message))
+          await other.goto(triggerUrl)
+          const otherRunNow = other.getByRole("form", { name: "Run now" })
+          await otherRunNow.getByLabel(/Input/).fill(JSON.stringify({ n: 7, gate: true }))
+          await otherRunNow.getByRole("button", { name: "Run now" }).click()
+          await other.getByRole("link", { name: "Open the run" }).waitFor()
+          await other.close()
 
-          // The runs page, opened before the run ends, shows it reach succeeded without a reload.
-          await nav(page, "Runs")
           const row = page.locator("tr[data-run]").first()
-          await row.waitFor()
+          await expect.poll(() => row.getAttribute("data-status"), { timeout: 60_000 }).toBe("running")
+          expect(await page.getByText("No runs match these filters.").count()).toBe(0)
+          // Marks this very element: if the table were redrawn, the mark would be gone.
+          await row.evaluate((tr) => tr.setAttribute("data-mark", "first seen running"))
+          await Effect.runPromise(Deferred.succeed(gate, undefined))
           await expect.poll(() => row.getAttribute("data-status"), { timeout: 60_000 }).toBe("succeeded")
+          expect(await page.locator("tr[data-mark]").getAttribute("data-status")).toBe("succeeded")
+          expect(await page.locator("tr[data-run]").count()).toBe(1)
+          expect(await page.evaluate<string>("window.ptsMarker")).toBe("still here")
           expect(await row.textContent()).toContain("nightly build")
           expect(await row.textContent()).toContain("build box")
           expect(await row.textContent()).toContain("$0.0125")
@@ -227,12 +246,23 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("link", { name: "nightly build" }).click()
           const edit = page.getByRole("form", { name: "Edit trigger" })
           await edit.getByLabel("Automatic retries", { exact: true }).fill("11")
+          // A schedule (29 February: it will not fire during the test) in a zone that does not exist.
+          await edit.getByLabel("Cron expression", { exact: true }).fill("0 0 29 2 *")
+          await edit.getByLabel("Time zone", { exact: true }).fill("Mars/Olympus")
           await edit.getByRole("button", { name: "Save changes" }).click()
           await expect.poll(() => fieldOf(edit, "Automatic retries").locator(".field-error").textContent(), { timeout: 30_000 }).toBe("must be an integer from 0 to 10")
+          expect(await fieldOf(edit, "Time zone").locator(".field-error").textContent()).toMatch(/^timezone must be an IANA time zone name/)
+          expect(await edit.getByLabel("Time zone", { exact: true }).getAttribute("aria-invalid")).toBe("true")
+          expect(await fieldOf(edit, "Cron expression").locator(".field-error").textContent()).toBe("")
           await edit.getByLabel("Automatic retries", { exact: true }).fill("1")
+          await edit.getByLabel("Time zone", { exact: true }).fill("Europe/Berlin")
           await edit.getByRole("button", { name: "Save changes" }).click()
           await page.getByText("Trigger \"nightly build\" saved.").waitFor()
           expect(await page.locator(".facts").textContent()).toContain("Automatic retries1")
+          expect(await page.locator(".facts").textContent()).toContain("Schedule0 0 29 2 * (Europe/Berlin)")
+          // The next tick: midnight in Berlin on 29 February, as the server computed it.
+          const nextRun = page.locator(".facts dt", { hasText: "Next run" }).locator("xpath=following-sibling::dd[1]/time")
+          expect(await nextRun.getAttribute("datetime")).toMatch(/^\d{4}-02-28T23:00:00\.000Z$/)
 
           await page.getByRole("form", { name: "Run now" }).getByLabel(/Input/).fill(JSON.stringify({ failOnce: true }))
           await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
@@ -253,6 +283,10 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
         // Delete while a run is active: the 409 is said plainly; once the run ends the page moves on.
         yield* Effect.promise(async () => {
           await nav(page, "Triggers")
+          // The list shows the schedule and its next tick.
+          const listed = page.getByRole("row").filter({ hasText: "nightly build" })
+          expect(await listed.textContent()).toContain("0 0 29 2 * (Europe/Berlin)")
+          expect(await listed.locator("time").first().getAttribute("datetime")).toMatch(/^\d{4}-02-28T23:00:00\.000Z$/)
           await page.getByRole("link", { name: "nightly build" }).click()
           await page.getByRole("form", { name: "Run now" }).getByLabel(/Input/).fill(JSON.stringify({ hold: true }))
           await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
@@ -266,6 +300,35 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await screenshot(page, "trigger")
         })
         yield* Deferred.succeed(release, undefined)
+
+        // Cancel a long run from its page: the worker's handler waits until it is interrupted; the page shows the
+        // run end cancelled, live; the status filter finds it.
+        yield* Effect.promise(async () => {
+          await nav(page, "Triggers")
+          await page.getByRole("link", { name: "nightly build" }).click()
+          await page.getByRole("form", { name: "Run now" }).getByLabel(/Input/).fill(JSON.stringify({ forever: true }))
+          await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
+          await page.getByRole("link", { name: "Open the run" }).click()
+          await expect.poll(() => page.locator(".run-status").textContent(), { timeout: 60_000 }).toContain("running")
+          await page.evaluate("window.ptsMarker = 'run page'")
+          await page.getByRole("button", { name: "Cancel run" }).click()
+          const dialog = page.getByRole("dialog", { name: "Cancel this run?" })
+          await dialog.getByRole("button", { name: "Cancel run" }).click()
+          await expect.poll(() => page.locator(".run-status").textContent(), { timeout: 60_000 }).toContain("cancelled")
+          expect(await page.getByRole("status").filter({ hasText: /Cancel requested|Run cancelled/ }).count()).toBe(1)
+          expect(await page.getByRole("button", { name: "Cancel run" }).count()).toBe(0)
+          expect(await page.getByLabel("Error message", { exact: true }).textContent()).toBe("cancelled: the handler was interrupted")
+          const steps = await page.getByRole("list", { name: "Timeline" }).getByRole("listitem").allTextContents()
+          expect(steps.at(-1)).toMatch(/cancelled/)
+          expect(await page.evaluate<string>("window.ptsMarker")).toBe("run page")
+          await screenshot(page, "run-cancelled")
+
+          await nav(page, "Runs")
+          await page.getByLabel("Status", { exact: true }).selectOption("cancelled")
+          await page.getByRole("button", { name: "Apply filters" }).click()
+          await expect.poll(() => page.locator("tr[data-run]").count(), { timeout: 30_000 }).toBe(1)
+          expect(await page.locator("tr[data-run]").getAttribute("data-status")).toBe("cancelled")
+        })
 
         // Members: the viewer registers; the owner adds them; the last owner cannot demote themself.
         yield* Effect.promise(async () => {
@@ -350,6 +413,13 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("link", { name: "nightly build" }).click()
           await page.getByRole("heading", { name: "Trigger · nightly build" }).waitFor()
           expect(await page.locator("main button").allTextContents()).toEqual(["Run now"])
+          // No worker is online now: the run waits queued, and an operator is offered Cancel on its page.
+          await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
+          await page.getByRole("link", { name: "Open the run" }).click()
+          await expect.poll(() => page.locator(".run-status").textContent(), { timeout: 30_000 }).toContain("queued")
+          expect(await page.locator("main button").allTextContents()).toEqual(["Cancel run"])
+          await page.goBack()
+          await page.getByRole("heading", { name: "Trigger · nightly build" }).waitFor()
 
           // Demoted to viewer meanwhile (by the admin key): the server's 403 is a sentence in the form; the page stays.
           const auth = { authorization: `Bearer ${adminKey}`, "content-type": "application/json" }
@@ -391,7 +461,8 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await nav(page, "Runs")
           await page.locator("tr[data-run]").first().waitFor()
           await page.locator("tr[data-run] a").first().click()
-          await page.locator(".run-status").waitFor()
+          // The operator's queued run: not ended, yet no Cancel for a viewer.
+          await expect.poll(() => page.locator(".run-status").textContent(), { timeout: 30_000 }).toContain("queued")
           expect(await page.locator("main button").count()).toBe(0)
         })
         yield* Fiber.interrupt(worker)
