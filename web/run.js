@@ -87,6 +87,8 @@ export const render = async (ctx, { id }) => {
   }
 
   // Operators and above may stop a run that has not ended (POST /runs/{id}/cancel).
+  // A run its worker holds ends later: the note then says how it ended.
+  let cancelAsked = false
   const cancelControl = (run) => {
     if (terminalStatuses.includes(run.status) || run.cancelRequestedAt !== null || !ctx.can("operator")) return undefined
     return el("button", {
@@ -99,7 +101,10 @@ export const render = async (ctx, { id }) => {
           "Cancel run", "Keep it")
         if (!ok) return
         const res = await api("POST", `/runs/${run.id}/cancel`)
-        if (res.status === 200) said(res.body.status === "cancelled" ? "Run cancelled." : "Cancel requested: the worker is stopping the run.")
+        if (res.status === 200) {
+          cancelAsked = res.body.status !== "cancelled"
+          said(cancelAsked ? "Cancel requested: the worker is stopping the run." : "Run cancelled.")
+        }
         else if (res.status === 409) said(`Not cancelled: ${res.body?.error ?? "the run has already ended"}.`, true)
         else said(messageOf(res), true)
         await repaint()
@@ -136,6 +141,10 @@ export const render = async (ctx, { id }) => {
     if (deliveries.res === undefined && deliveries.items.length === 0 && run.delivery !== null) deliveries.items.push(run.delivery)
     const ended = terminalStatuses.includes(run.status)
     const buttons = [cancelControl(run), redeliverControl(run, trigger)].filter((b) => b !== undefined)
+    if (ended && cancelAsked) {
+      cancelAsked = false
+      said(run.status === "cancelled" ? "Run cancelled." : `The run ended ${run.status.replace("_", " ")} before its worker stopped it.`)
+    }
     title.replaceChildren(`Run …${shortId(run.id)} · ${triggerName}`)
     body.replaceChildren(
       el("p", { class: "run-status" }, "Status: ", statusBadge(run.status),

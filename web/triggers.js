@@ -62,6 +62,15 @@ const scheduleField = (schedule) => {
   }
 }
 
+/** The next tick in the reader's time, and in the schedule's own zone when that differs. */
+const nextRunEl = (trigger) => {
+  if (trigger.nextRunAt === null) return "—"
+  const zone = trigger.schedule?.timezone
+  if (zone === undefined || zone === Intl.DateTimeFormat().resolvedOptions().timeZone) return timeEl(trigger.nextRunAt)
+  const there = new Intl.DateTimeFormat("sv-SE", { timeZone: zone, dateStyle: "short", timeStyle: "short" }).format(new Date(trigger.nextRunAt))
+  return el("span", {}, timeEl(trigger.nextRunAt), el("span", { class: "hint" }, ` (${there} ${zone})`))
+}
+
 const scheduleText = (schedule) =>
   schedule === null ? "none" : `${schedule.cron} (${schedule.timezone}${schedule.catchUp === "none" ? ", missed ticks skipped" : ""})`
 
@@ -114,7 +123,7 @@ const listView = async (ctx) => {
     el("td", {}, `${t.timeoutSeconds} s`),
     el("td", {}, String(t.maxRetries)),
     el("td", { class: "mono" }, t.schedule === null ? "—" : scheduleText(t.schedule)),
-    el("td", {}, timeEl(t.nextRunAt)),
+    el("td", {}, nextRunEl(t)),
     el("td", {}, timeEl(t.createdAt))))
   ctx.show(title,
     ctx.can("admin") ? el("p", {}, el("a", { href: "#/triggers/new", class: "button" }, "New trigger")) : undefined,
@@ -208,7 +217,7 @@ const facts = (trigger, labels) =>
       ["Webhook", trigger.webhookUrl ?? "none"],
       ["Webhook secret", trigger.hasWebhookSecret ? "set" : "not set"],
       ["Schedule", scheduleText(trigger.schedule)],
-      ["Next run", trigger.nextRunAt === null ? "— (no schedule)" : timeEl(trigger.nextRunAt)],
+      ["Next run", trigger.nextRunAt === null ? "— (no schedule)" : nextRunEl(trigger)],
       ["Updated", timeEl(trigger.updatedAt)]
     ].flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]))
 

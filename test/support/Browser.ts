@@ -54,6 +54,8 @@ export const browser: Effect.Effect<BrowserContext, never, Scope.Scope> = Effect
       executablePath,
       headless: true,
       viewport: { width: 1280, height: 800 },
+      // Local times on the pages (and in the screenshots) do not depend on the machine's zone.
+      timezoneId: "UTC",
       args: [
         "--no-sandbox",
         "--disable-gpu",
