@@ -195,7 +195,12 @@ const printTable = (r: any) => {
   const add = (metric: string, ours: unknown, reference = "") => rows.push([metric, String(ours), reference])
   for (const db of ["postgres", "embedded"]) {
     const x = r[db]
-    if (!x || !x.stepwise || !x.batched || !x.idle || !x.loaded || !x.webhook500 || !x.supervised) continue
+    if (!x) continue
+    if (!x.stepwise || !x.batched || !x.idle || !x.loaded || !x.webhook500 || !x.supervised) {
+      // A pass of some scenarios only (BENCH_SCENARIOS): print what it has.
+      printPartial(db, x, add)
+      continue
+    }
     const g = db === "postgres" ? r.graphile : undefined
     const ratio = (v: number, ref: number) => (ref ? ` (${(v / ref).toFixed(2)}×)` : "")
     add(`[${db}] lifecycle runs/s, one call per step`, `${x.stepwise.runsPerSec}${g ? ratio(x.stepwise.runsPerSec, g.unbatchedJobsPerSec) : ""}`, g ? `graphile unbatched ${Math.round(g.unbatchedJobsPerSec)} jobs/s` : "")
@@ -235,6 +240,7 @@ const printTable = (r: any) => {
         `${on.runsPerSec} vs ${off.runsPerSec} (${((on.runsPerSec / off.runsPerSec - 1) * 100).toFixed(1)} %), ${on.cpuMsPerRun.service} vs ${off.cpuMsPerRun.service}`
       )
     }
+    printPartial(db, x, add)
     add(`[${db}] request errors`, `${x.stepwise.errors + x.batched.errors + x.loaded.errors + x.webhook500.errors}`)
     add(`[${db}] runs lost (requested, never received by a worker)`, `${x.stepwise.lost + x.batched.lost + x.loaded.lost + x.webhook500.lost}`)
   }
@@ -243,6 +249,13 @@ const printTable = (r: any) => {
   if (r.graphile) process.stdout.write(`reference: graphile-worker ${r.graphile.version}, concurrency ${r.graphile.concurrency}, ${r.postgres?.stepwise?.runs ?? "?"} jobs\n`)
   for (const [a, b, c] of rows) process.stdout.write(`${a.padEnd(w[0]!)}  ${b.padEnd(w[1]!)}  ${c}\n`)
   process.stdout.write("written: bench/results/latest.json\n")
+}
+
+const printPartial = (db: string, x: any, add: (metric: string, ours: unknown) => void) => {
+  if (!x.history) return
+  const h = x.history
+  add(`[${db}] history: ${h.runs} runs + ${h.auditRows} audit rows loaded in s`, `${h.loadSeconds}; first overview after loading ${h.firstOverviewMs} ms`)
+  for (const [name, ms] of Object.entries<number>(h.loaded)) add(`[${db}] history: ${name}, median ms empty → loaded`, `${h.empty[name]} → ${ms}`)
 }
 
 main().then(() => process.exit(0), (error) => {
