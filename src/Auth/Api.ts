@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import { Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized } from "../Domain/Errors.js"
 import { Email, Payload } from "../Domain/Schemas.js"
 import { UserAuthentication } from "./Security.js"
-import { User } from "./Users.js"
+import { User } from "./User.js"
 
 export const Credentials = Payload({
   email: Email,

@@ -1,14 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Crypto/Ids.js"
+import { User } from "./User.js"
 
-export class User extends Schema.Class<User>("User")({
-  id: Schema.UUID,
-  email: Schema.String,
-  createdAt: Schema.Date
-}) {}
 
 interface UserRow {
   readonly id: string

@@ -1,29 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
-import { Timestamp } from "../Domain/Schemas.js"
-import { isUuid, Run, RunStatus, type RunRow, toRun } from "./Run.js"
+import { isUuid, type RunRow, type RunStatus, toRun } from "./Run.js"
 import type { DeliveryRow } from "../Webhooks/DeliveriesRepo.js"
 import { WebhookDelivery } from "../Webhooks/Api.js"
-import { RunEventReason } from "./RunTimeline.js"
-
-/** One step of a run's timeline (`GET /runs/{id}/events`). */
-export const RunEvent = Schema.Struct({
-  status: RunStatus,
-  at: Timestamp,
-  workerId: Schema.NullOr(Schema.UUID),
-  reason: RunEventReason
-}).annotations({ identifier: "RunEvent" })
-export type RunEvent = typeof RunEvent.Type
-
-/** `GET /runs/{id}`: the run object with its trigger's name, its lineage, its latest webhook delivery and cancel request. */
-export const RunDetail = Schema.Struct({
-  ...Run.fields,
-  triggerName: Schema.String,
-  retriedByRunId: Schema.NullOr(Schema.UUID),
-  delivery: Schema.NullOr(WebhookDelivery)
-}).annotations({ identifier: "RunDetail" })
-export type RunDetail = typeof RunDetail.Type
+import type { RunDetail, RunEvent } from "./RunDetail.js"
+import type { RunEventReason } from "./RunTimeline.js"
 
 interface DetailRow extends RunRow {
   readonly trigger_name: string

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import ts from "typescript"
+
+/**
+ * The contract (every `Api.ts`, the wire schemas and errors they use, the
+ * typed client and the worker SDK) must load in a client or a browser with
+ * `effect` and `@effect/platform` alone: no database driver, no `node:`
+ * module, no server code reached through a value import. Type-only imports
+ * are erased at build time and do not count.
+ */
+const root = path.resolve(import.meta.dirname, "../..")
+const allowedPackages = new Set(["effect", "@effect/platform", "@effect/experimental"])
+// The client follows the live event stream with @effect/experimental's SSE parser, a pure module.
+const allowedExperimental = new Set(["@effect/experimental/Sse"])
+
+interface Edge {
+  readonly from: string
+  readonly specifier: string
+}
+
+/** The value imports and re-exports of one file. */
+const valueImports = (file: string): ReadonlyArray<string> => {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false)
+  const found: Array<string> = []
+  for (const statement of source.statements) {
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause
+      const typeOnly = clause !== undefined && (clause.isTypeOnly ||
+        (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) &&
+          clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)))
+      if (!typeOnly) found.push((statement.moduleSpecifier as ts.StringLiteral).text)
+    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined && !statement.isTypeOnly) {
+      found.push((statement.moduleSpecifier as ts.StringLiteral).text)
+    }
+  }
+  return found
+}
+
+/** Every external specifier reached from `entries` through value imports, with the file that imports it. */
+const reach = (entries: ReadonlyArray<string>) => {
+  const seen = new Set<string>()
+  const external: Array<Edge> = []
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const specifier of valueImports(file)) {
+      if (specifier.startsWith(".")) {
+        const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, ".ts")
+        expect(fs.existsSync(target), `${specifier} from ${file}`).toBe(true)
+        visit(target)
+      } else {
+        external.push({ from: path.relative(root, file), specifier })
+      }
+    }
+  }
+  for (const entry of entries) visit(path.resolve(root, entry))
+  return { files: [...seen].map((f) => path.relative(root, f)), external }
+}
+
+const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
+
+const offending = (edges: ReadonlyArray<Edge>) =>
+  edges.filter(({ specifier }) =>
+    !allowedPackages.has(packageOf(specifier)) ||
+    (packageOf(specifier) === "@effect/experimental" && !allowedExperimental.has(specifier))
+  ).map(({ from, specifier }) => `${from} imports ${specifier}`)
+
+const apiFiles = (dir: string): Array<string> =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name)
+    if (entry.isDirectory()) return apiFiles(full)
+    return entry.name === "Api.ts" ? [path.relative(root, full)] : []
+  })
+
+describe("the contract imports nothing server-side", () => {
+  it("every Api.ts, the typed client and the worker SDK reach only effect and @effect/platform", () => {
+    const entries = ["src/Api.ts", "src/Client.ts", "src/WorkerSdk/index.ts", ...apiFiles(path.join(root, "src"))]
+    const { external, files } = reach(entries)
+    expect(offending(external)).toEqual([])
+    // The walk really went through the API: every group's definition is in it.
+    expect(files).toContain("src/Runs/Api.ts")
+    expect(files).toContain("src/Auth/Api.ts")
+    expect(files.length).toBeGreaterThan(20)
+  })
+
+  it("the check catches a server module reached from the contract", () => {
+    // The repository's own Users service (SqlClient, node:crypto by way of Crypto/Ids) is what the check must refuse.
+    const { external } = reach(["src/Auth/Users.ts"])
+    expect(offending(external)).toEqual(expect.arrayContaining(["src/Auth/Users.ts imports @effect/sql/SqlClient", "src/Crypto/Ids.ts imports node:crypto"]))
+  })
+})
