@@ -39,18 +39,69 @@ describe("Schedule (pure tick rules)", () => {
     ])
   })
 
+  it("fall-back: jobs with a *-based minute or hour keep firing by the wall clock through the repeated hour", () => {
+    // Europe/Berlin, 25 October 2026: 03:00 CEST (01:00 UTC) → 02:00 CET; 02:00–03:00 runs twice.
+    expect(ticks("0 * * * *", "Europe/Berlin", "2026-10-24T23:30:00Z", 4)).toEqual([
+      "2026-10-25T00:00:00.000Z", // 02:00 CEST
+      "2026-10-25T01:00:00.000Z", // 02:00 CET, the repeated hour
+      "2026-10-25T02:00:00.000Z",
+      "2026-10-25T03:00:00.000Z"
+    ])
+    expect(ticks("*/20 * * * *", "Europe/Berlin", "2026-10-25T00:30:00Z", 5)).toEqual([
+      "2026-10-25T00:40:00.000Z",
+      "2026-10-25T01:00:00.000Z",
+      "2026-10-25T01:20:00.000Z",
+      "2026-10-25T01:40:00.000Z",
+      "2026-10-25T02:00:00.000Z"
+    ])
+    // An every-second job does not stop for an hour (Effect's Cron.next alone jumps 00:59:59 → 02:00:00 UTC).
+    expect(ticks("* * * * * *", "Europe/Berlin", "2026-10-25T00:59:58Z", 3)).toEqual([
+      "2026-10-25T00:59:59.000Z",
+      "2026-10-25T01:00:00.000Z",
+      "2026-10-25T01:00:01.000Z"
+    ])
+    expect(ticks("0 * * * *", "America/New_York", "2026-11-01T04:30:00Z", 3)).toEqual([
+      "2026-11-01T05:00:00.000Z", // 01:00 EDT
+      "2026-11-01T06:00:00.000Z", // 01:00 EST
+      "2026-11-01T07:00:00.000Z"
+    ])
+  })
+
+  it("from inside the repeated hour the next tick is in the future (Effect's Cron.next answers the past there)", () => {
+    const inRepeat = Date.parse("2026-10-25T01:10:00Z") // 02:10 CET, after 02:10 CEST
+    const fixed = S.cronOf({ cron: "30 2 * * *", timezone: "Europe/Berlin" })
+    expect(Cron.next(fixed.cron, new Date(inRepeat)).getTime()).toBeLessThan(inRepeat)
+    expect(new Date(S.nextAfter(fixed, inRepeat)!).toISOString()).toBe("2026-10-26T01:30:00.000Z")
+    expect(new Date(S.nextAfter(S.cronOf({ cron: "*/20 * * * *", timezone: "Europe/Berlin" }), inRepeat)!).toISOString())
+      .toBe("2026-10-25T01:20:00.000Z")
+    // Strictly after and non-decreasing across both transitions, every 20 s over 4 hours.
+    for (const [expr, fromIso] of [["*/20 * * * *", "2026-10-24T23:00:00Z"], ["30 2 * * *", "2026-10-24T23:00:00Z"], ["*/20 * * * *", "2026-03-28T23:00:00Z"]]) {
+      const cron = S.cronOf({ cron: expr!, timezone: "Europe/Berlin" })
+      let previous = 0
+      for (let at = Date.parse(fromIso!); at < Date.parse(fromIso!) + 4 * 3_600_000; at += 20_000) {
+        const next = S.nextAfter(cron, at)!
+        expect(next, `${expr} after ${new Date(at).toISOString()}`).toBeGreaterThan(at)
+        expect(next).toBeGreaterThanOrEqual(previous)
+        previous = next
+      }
+    }
+  })
+
   it("latestAtOrBefore agrees with walking every tick", () => {
     // Spans kept to a few hundred ticks each: the walk is the slow way.
     const day = 86_400_000
-    const cases: ReadonlyArray<[string, string, ReadonlyArray<number>]> = [
-      ["*/7 * * * *", "UTC", [0, 999, 61_000, 3_600_000, day]],
-      ["30 2 * * *", "Europe/Berlin", [0, 3_600_000, 5 * day, 200 * day]],
-      ["15 */3 * * 1-5", "America/New_York", [0, 3 * 3_600_000, 20 * day]],
-      ["*/5 * * * * *", "UTC", [0, 999, 61_000, 1_800_000]]
+    const start = "2026-03-20T10:11:12Z"
+    const cases: ReadonlyArray<[string, string, ReadonlyArray<number>, string]> = [
+      ["*/7 * * * *", "UTC", [0, 999, 61_000, 3_600_000, day], start],
+      ["30 2 * * *", "Europe/Berlin", [0, 3_600_000, 5 * day, 200 * day], start],
+      ["15 */3 * * 1-5", "America/New_York", [0, 3 * 3_600_000, 20 * day], start],
+      ["*/5 * * * * *", "UTC", [0, 999, 61_000, 1_800_000], start],
+      // Across the fall-back, through the repeated hour.
+      ["*/10 * * * *", "Europe/Berlin", [0, 50 * 60_000, 80 * 60_000, 3 * 3_600_000], "2026-10-25T00:05:00Z"]
     ]
-    for (const [expr, zone, spans] of cases) {
+    for (const [expr, zone, spans, fromIso] of cases) {
       const cron = S.cronOf({ cron: expr, timezone: zone })
-      const from = S.nextAfter(cron, Date.parse("2026-03-20T10:11:12Z"))!
+      const from = S.nextAfter(cron, Date.parse(fromIso))!
       for (const span of spans) {
         const now = from + span
         let walk = from
@@ -83,7 +134,7 @@ describe("Schedule (pure tick rules)", () => {
     expect(Either.isLeft(decode({ cron: "* * * * * * *" }))).toBe(true)
     expect(Either.isLeft(decode({ cron: "* * * * *", timezone: "UTC+2" }))).toBe(true)
     // Effect's Cron is what the rules rest on: seconds default to 0 in the 5-field form.
-    expect(Cron.next(S.cronOf({ cron: "* * * * *", timezone: "UTC" }), new Date("2026-01-01T00:00:30Z")).toISOString())
+    expect(Cron.next(S.cronOf({ cron: "* * * * *", timezone: "UTC" }).cron, new Date("2026-01-01T00:00:30Z")).toISOString())
       .toBe("2026-01-01T00:01:00.000Z")
   })
 })
