@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
@@ -24,6 +25,15 @@ interface DueRow {
 
 /** The fiber never sleeps longer than this, so a lost signal delays a new schedule by at most a minute. */
 export const maxSleepMillis = 60_000
+
+/**
+ * Tuning of the scheduling fiber, with its defaults. Only `TestClock` tests
+ * change it: a day of virtual time then costs one wake-up per tick rather
+ * than one per minute (schedule changes still arrive by NOTIFY).
+ */
+export class ScheduleFiringConfig extends Context.Reference<ScheduleFiringConfig>()("Triggers/ScheduleFiringConfig", {
+  defaultValue: (): { readonly maxSleepMillis: number } => ({ maxSleepMillis })
+}) {}
 /** Due triggers read per statement; a full batch is followed at once by the next. */
 const batchSize = 500
 /** Triggers fired at once (each tick is one statement). */
@@ -53,6 +63,7 @@ export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/S
     const supervisor = yield* Supervisor
     const notifications = yield* Notifications
     const changed = yield* Queue.sliding<void>(1)
+    const config = yield* ScheduleFiringConfig
 
     const due = (now: number) =>
       sql<DueRow>`
@@ -125,7 +136,7 @@ export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/S
       }
       const next = yield* earliest
       const now = yield* Clock.currentTimeMillis
-      return next === undefined ? maxSleepMillis : Math.min(maxSleepMillis, Math.max(0, next - now))
+      return next === undefined ? config.maxSleepMillis : Math.min(config.maxSleepMillis, Math.max(0, next - now))
     })
 
     const loop = pass.pipe(

@@ -144,7 +144,7 @@ withLayer(layer(), { excludeTestServices: true })("scheduled triggers over HTTP"
   })
 
   describe("firing (real time)", () => {
-    it.effect("an every-second schedule starts runs with the trigger's input, audited as system with scheduledFor; PATCH null stops it", () =>
+    it.effect("an every-second schedule starts runs with the trigger's input, audited as system with scheduledFor", () =>
       Effect.gen(function*() {
         const env = yield* setupEnvironment()
         const t = yield* createTrigger(env, { input: { job: "sync" }, schedule: { cron: "* * * * * *" } })
@@ -159,16 +159,9 @@ withLayer(layer(), { excludeTestServices: true })("scheduled triggers over HTTP"
         expect(audit).toHaveLength(1)
         expect(audit[0]).toMatchObject({ action: "run.requested", actor_type: "system", actor_id: null })
         expect(audit[0]!.metadata).toMatchObject({ triggerId: t.id, scheduledFor: new Date(runs[0]!.scheduled_for).toISOString() })
-
+        // Stopping and restarting (PATCH null, soft delete) are proven tick by tick in ticks.test.ts (TestClock).
         const stopped = yield* call("PATCH", `/api/v1/triggers/${t.id}`, { cookie: env.user.cookie, body: { schedule: null } })
         expect(stopped.status).toBe(200)
-        const count = (yield* scheduledRuns(t.id)).length
-        yield* sleep(2500)
-        expect((yield* scheduledRuns(t.id)).length).toBe(count)
-
-        // Set again: fires again (the instance re-armed by the change signal).
-        yield* call("PATCH", `/api/v1/triggers/${t.id}`, { cookie: env.user.cookie, body: { schedule: { cron: "* * * * * *" } } })
-        yield* until(scheduledRuns(t.id), (rows) => rows.length > count)
       }))
   })
 })
