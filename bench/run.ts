@@ -256,6 +256,8 @@ const printPartial = (db: string, x: any, add: (metric: string, ours: unknown) =
   const h = x.history
   add(`[${db}] history: ${h.runs} runs + ${h.auditRows} audit rows loaded in s`, `${h.loadSeconds}; first overview after loading ${h.firstOverviewMs} ms`)
   for (const [name, ms] of Object.entries<number>(h.loaded)) add(`[${db}] history: ${name}, median ms empty → loaded`, `${h.empty[name]} → ${ms}`)
+  const paint = h.runsPageFirstPaint
+  add(`[${db}] history: dashboard runs page in Chromium, navigation → first rows p50 / max ms`, paint ? `${paint.p50Ms} / ${paint.maxMs} (${paint.loads} loads)` : "n/a (no /usr/bin/chromium)")
 }
 
 main().then(() => process.exit(0), (error) => {
