@@ -68,7 +68,7 @@ describe("scheduled triggers on two instances", () => {
       const a2 = yield* Effect.promise(() => startService(env, { port: a.port }))
       cleanup(() => a2.stop())
       const [{ restarted }] = (yield* Effect.promise(() => db.query<{ restarted: Date }>(`SELECT now() AS restarted`)))!
-      yield* Effect.promise(() => sleep(8_000))
+      yield* Effect.promise(() => sleep(6_000))
       // Both stop; whatever they fired last, the schedules' state is final now.
       yield* Effect.promise(() => Promise.all([a2.stop(), b.stop()]))
 
