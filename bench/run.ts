@@ -5,7 +5,8 @@
  * nothing here fails on a slow figure.
  *
  * Options (env): BENCH_RUNS (5000), BENCH_WORKERS (8), BENCH_SUPERVISE (10000),
- * BENCH_DB (both | pg | embedded), DATABASE_URL (the server to create bench databases on).
+ * BENCH_DB (both | pg | embedded), DATABASE_URL (the server to create bench databases on),
+ * BENCH_SCHEDULES (10000 scheduled triggers) and BENCH_SCHEDULES_IDLE_SECONDS (60) for the schedules scenario.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -21,6 +22,7 @@ import { supervision } from "./scenarios/supervision.js"
 import { steps } from "./scenarios/steps.js"
 import { webhookDrain } from "./scenarios/webhookDrain.js"
 import { requests } from "./scenarios/requests.js"
+import { schedules } from "./scenarios/schedules.js"
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 // The local server over its Unix socket when there is one (how a service on the
@@ -33,7 +35,7 @@ const baseUrl = process.env.DATABASE_URL ??
     : "postgres://postgres@127.0.0.1:5432/postgres")
 const mode = process.env.BENCH_DB ?? "both"
 // BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision,
-// requests, metrics-off, graphile.
+// requests, schedules, metrics-off, graphile.
 const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
 const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
@@ -103,6 +105,15 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
       steps({ client, serviceUrl: service.url, receiver, servicePid: service.pid, runs: Math.min(sizes.runs, 2000) }))
     const perRequest = await step("requests", () =>
       requests({ client, servicePid: service.pid, tenant, worker: workers[0]!, requests: sizes.requests }))
+    // Scheduled triggers at rest (issue 19): memory and idle CPU with 10,000 of them (Postgres passes only, bulk SQL).
+    const scheduled = databaseUrl === "" ? undefined : await step("schedules", () =>
+      schedules({
+        client,
+        service,
+        databaseUrl,
+        triggers: env("BENCH_SCHEDULES", 10_000),
+        idleSeconds: env("BENCH_SCHEDULES_IDLE_SECONDS", 60)
+      }))
     // Last: it leaves a million runs behind (BENCH_SCENARIOS=history; Postgres passes only, bulk SQL from outside).
     const past = databaseUrl === "" ? undefined : await step("history", () =>
       history({ client, serviceUrl: service.url, databaseUrl, runs: env("BENCH_HISTORY_RUNS", 1_000_000), calls: 15 }))
@@ -116,6 +127,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
       steps: perStep,
       supervised,
       requests: perRequest,
+      schedules: scheduled,
       history: past
     }
   } finally {
@@ -252,6 +264,12 @@ const printTable = (r: any) => {
 }
 
 const printPartial = (db: string, x: any, add: (metric: string, ours: unknown) => void) => {
+  if (x.schedules) {
+    const s = x.schedules
+    const cpu = (c: any) => `${c.service} / ${c.postgres} / ${c.bench}`
+    add(`[${db}] ${s.triggers} scheduled triggers: service RSS / heap after GC, before → after (MB)`, `${s.rssBeforeMb} → ${s.rssAfterMb} / ${s.heapBeforeMb} → ${s.heapAfterMb}`)
+    add(`[${db}] idle CPU ms per s (service / Postgres / bench) over ${s.idleSeconds} s, without → with them`, `${cpu(s.idleCpuMsPerSecondBefore)} → ${cpu(s.idleCpuMsPerSecondAfter)}; ${s.runsFired} runs fired`)
+  }
   if (!x.history) return
   const h = x.history
   add(`[${db}] history: ${h.runs} runs + ${h.auditRows} audit rows loaded in s`, `${h.loadSeconds}; first overview after loading ${h.firstOverviewMs} ms`)
