@@ -23,6 +23,8 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` (the build) needs the dev dependencies and ran in the build stage.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The schema's SQL files, read at start from beside dist/ (src/Db/SqlMigrations.ts).
+COPY migrations ./migrations
 COPY bin ./bin
 COPY web ./web
 

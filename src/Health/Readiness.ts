@@ -2,16 +2,13 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { migrations } from "../Db/Migrations.js"
+import * as SqlMigrations from "../Db/SqlMigrations.js"
 
 /** Seconds the service keeps serving after SIGTERM with `/health/ready` at 503, so load balancers stop sending first. */
 export const shutdownDelaySeconds = Config.integer("SHUTDOWN_DELAY_SECONDS").pipe(
   Config.withDefault(0),
   Config.withDescription("after SIGTERM, keep serving this long with readiness at 503 before closing the port")
 )
-
-// The newest bundled migration: a database whose table lacks it is not this build's schema yet.
-const latestMigration = Math.max(...Object.keys(migrations).map((name) => Number.parseInt(name.slice(0, 4), 10)))
 
 export type NotReady = "draining" | "database unreachable" | "migrations pending"
 
@@ -21,7 +18,9 @@ export type NotReady = "draining" | "database unreachable" | "migrations pending
  * `draining` before the port closes, see `drainOnSignal`).
  */
 export class Readiness extends Effect.Service<Readiness>()("Health/Readiness", {
-  sync: () => {
+  effect: Effect.gen(function*() {
+    // The newest file of `migrations/`: a database whose table lacks it is not this package's schema yet.
+    const latestMigration = yield* Effect.orDie(SqlMigrations.latestId())
     let draining = false
     return {
       markDraining: Effect.sync(() => {
@@ -39,7 +38,7 @@ export class Readiness extends Effect.Service<Readiness>()("Health/Readiness", {
         return (rows.value[0]?.latest ?? 0) >= latestMigration ? undefined : "migrations pending" as const
       })
     }
-  }
+  })
 }) {}
 
 /**

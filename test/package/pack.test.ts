@@ -126,6 +126,8 @@ describe("the package", () => {
         "dist/Client.d.ts",
         "dist/WorkerSdk/index.d.ts",
         "dist/WorkerAgent/Cli.js",
+        // The schema: read by the installed package from beside dist/.
+        "migrations/0001_initial.sql",
         "bin/pipeline-worker.js",
         "web/index.html",
         "package.json"
