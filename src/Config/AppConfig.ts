@@ -158,8 +158,14 @@ export const config = Effect.gen(function*() {
 /** Reads the configuration from the environment (`ConfigProvider`). */
 export const layer = Layer.effect(AppConfig, config)
 
-/** A fixed configuration, for tests and embedding programs. */
-export const layerWith = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<AppConfig> =>
+/**
+ * A fixed configuration (tests, embedding programs): the defaults of every
+ * tunable, with the keys given by the caller. No key has a default here, so
+ * none ships in the package (the tests' keys are in test/support).
+ */
+export const layerWith = (
+  overrides: Pick<AppConfigShape, "jwtSecret" | "secretsKey"> & Partial<AppConfigShape>
+): Layer.Layer<AppConfig> =>
   Layer.succeed(AppConfig, {
     port: 0,
     host: "127.0.0.1",
@@ -169,8 +175,6 @@ export const layerWith = (overrides: Partial<AppConfigShape> = {}): Layer.Layer<
     dataDir: "./.data",
     publicUrl: "http://localhost:3000",
     allowedOrigins: [],
-    jwtSecret: Redacted.make("test-jwt-secret-test-jwt-secret-0123456789"),
-    secretsKey: Redacted.make(Buffer.alloc(32, 7).toString("base64")),
     secretsKeyPrevious: [],
     cookieSecure: false,
     production: false,

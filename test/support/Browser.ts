@@ -10,7 +10,8 @@ import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { HttpLive } from "../../src/App.js"
-import { type AppConfigShape, layerWith as configWith } from "../../src/Config/AppConfig.js"
+import { type AppConfigShape } from "../../src/Config/AppConfig.js"
+import { testConfig as configWith } from "./TestConfig.js"
 import * as TestDatabase from "./TestDatabase.js"
 
 /** Debian's chromium: the tests never download a browser. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { layerWith } from "../../src/Config/AppConfig.js"
+import { testConfig as layerWith } from "../support/TestConfig.js"
 import { guardedLookup, isBlockedAddress, UrlGuard } from "../../src/Webhooks/UrlGuard.js"
 
 const validate = (url: string, allowPrivate = false) =>
