@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { createTrigger, registerWorker, setupEnvironment } from "../support/Fixtures.js"
 import { layer } from "../support/TestApp.js"
 import { readRun, requestRun, serverUrl, waitForRun } from "../sdk/support.js"
-import { configHome, type Agent, waitForOutput } from "./support.js"
+import { configHome, type Agent, waitForOutput, watch } from "./support.js"
 
 const root = path.resolve(import.meta.dirname, "../..")
 
@@ -51,13 +51,7 @@ const startThroughNpx = (args: ReadonlyArray<string>, cwd: string) =>
         },
         stdio: ["ignore", "pipe", "pipe"]
       })
-      let text = ""
-      child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
-      child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
-      const exited = new Promise<number | string>((resolve) =>
-        child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"))
-      )
-      return { child, output: () => text, exited }
+      return watch(child)
     }),
     (agent) =>
       Effect.sync(() => {

@@ -17,6 +17,15 @@ export interface Agent {
   readonly exited: Promise<number | string>
 }
 
+/** An agent process with its output collected and its exit awaited (for any way of starting it). */
+export const watch = (child: ChildProcess): Agent => {
+  let text = ""
+  child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
+  child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
+  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")))
+  return { child, output: () => text, exited }
+}
+
 /**
  * Starts `node bin/pipeline-worker.js` exactly as a user would, in `cwd`, with
  * only the given environment on top of PATH/HOME. Killed when the scope closes.
@@ -35,13 +44,7 @@ export const startAgent = (args: ReadonlyArray<string>, options: { readonly cwd:
         },
         stdio: ["ignore", "pipe", "pipe"]
       })
-      let text = ""
-      child.stdout!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
-      child.stderr!.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
-      const exited = new Promise<number | string>((resolve) =>
-        child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"))
-      )
-      return { child, output: () => text, exited }
+      return watch(child)
     }),
     (agent) =>
       Effect.promise(() => {

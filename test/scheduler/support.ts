@@ -52,16 +52,23 @@ export interface TriggerOptions {
   readonly workerId?: string | null
 }
 
+/** A user owning a workspace with one environment, inserted directly (no HTTP). */
+export const seedTenant = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const userId = uuidv7()
+  const workspaceId = uuidv7()
+  const environmentId = uuidv7()
+  yield* sql`INSERT INTO users (id, email, password_hash) VALUES (${userId}, ${`${userId}@example.com`}, 'x')`
+  yield* sql`INSERT INTO workspaces (id, name, owner_id) VALUES (${workspaceId}, 'ws', ${userId})`
+  yield* sql`INSERT INTO environments (id, workspace_id, name) VALUES (${environmentId}, ${workspaceId}, 'env')`
+  yield* sql`INSERT INTO members (environment_id, user_id, role) VALUES (${environmentId}, ${userId}, 'owner')`
+  return { environmentId, userId, workspaceId }
+}).pipe(Effect.orDie)
+
 /** A user, workspace, environment and one worker last seen at `lastSeen`. */
 export const seed = (lastSeen: Date) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const userId = uuidv7()
-    const workspaceId = uuidv7()
-    const environmentId = uuidv7()
-    yield* sql`INSERT INTO users (id, email, password_hash) VALUES (${userId}, ${`${userId}@example.com`}, 'x')`
-    yield* sql`INSERT INTO workspaces (id, name, owner_id) VALUES (${workspaceId}, 'ws', ${userId})`
-    yield* sql`INSERT INTO environments (id, workspace_id, name) VALUES (${environmentId}, ${workspaceId}, 'env')`
+    const { environmentId, userId, workspaceId } = yield* seedTenant
     const worker = yield* addWorker({ environmentId, workspaceId }, lastSeen)
     return { environmentId, userId, ...worker } satisfies Seed
   }).pipe(Effect.orDie)

@@ -7,7 +7,6 @@ import * as TestClock from "effect/TestClock"
 import { AuditLog } from "../../src/Audit/AuditLog.js"
 import { CurrentActor } from "../../src/Auth/Security.js"
 import { testConfig as configWith } from "../support/TestConfig.js"
-import { uuidv7 } from "../../src/Crypto/Ids.js"
 import { SecretBox } from "../../src/Crypto/SecretBox.js"
 import { Policy } from "../../src/Tenancy/Policy.js"
 import type { ScheduleInput } from "../../src/Triggers/Schedule.js"
@@ -23,6 +22,7 @@ import * as SchedulerConfig from "../../src/Scheduler/SchedulerConfig.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
 import { Transitions } from "../../src/Scheduler/Transitions.js"
 import { Wakeups } from "../../src/Scheduler/Wakeups.js"
+import { seedTenant } from "../scheduler/support.js"
 import { databaseLayer, eventually, settle } from "../scheduler/support.js"
 
 /**
@@ -75,17 +75,7 @@ interface Seeded {
 }
 
 /** A user owning one environment. */
-const seed = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const userId = uuidv7()
-  const workspaceId = uuidv7()
-  const environmentId = uuidv7()
-  yield* sql`INSERT INTO users (id, email, password_hash) VALUES (${userId}, ${`${userId}@example.com`}, 'x')`
-  yield* sql`INSERT INTO workspaces (id, name, owner_id) VALUES (${workspaceId}, 'ws', ${userId})`
-  yield* sql`INSERT INTO environments (id, workspace_id, name) VALUES (${environmentId}, ${workspaceId}, 'env')`
-  yield* sql`INSERT INTO members (environment_id, user_id, role) VALUES (${environmentId}, ${userId}, 'owner')`
-  return { environmentId, userId } satisfies Seeded
-}).pipe(Effect.orDie)
+const seed = Effect.map(seedTenant, ({ environmentId, userId }): Seeded => ({ environmentId, userId }))
 
 /**
  * Runs `body` at `startIso` on the TestClock with one scheduling fiber (two
