@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
+import { ApiKeyId, EnvironmentId, pathId } from "../Domain/Ids.js"
 import { Page, Payload, Timestamp } from "../Domain/Schemas.js"
 import { Name, PageParams } from "../Tenancy/Api.js"
 
@@ -42,7 +43,8 @@ export const ApiKey = Schema.Struct({
 }).annotations({ identifier: "ApiKey" })
 export type ApiKey = typeof ApiKey.Type
 
-const envPath = Schema.Struct({ envId: Schema.String })
+const envId = pathId(EnvironmentId, "environment")
+const envPath = Schema.Struct({ envId })
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
   .add(
@@ -65,7 +67,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     HttpApiEndpoint.del("delete", "/environments/:envId/api-keys/:keyId")
       .annotate(OpenApi.Summary, "Delete an API key")
       .annotate(OpenApi.Description, "admin or higher. The key answers 401 from then on.")
-      .setPath(Schema.Struct({ envId: Schema.String, keyId: Schema.String }))
+      .setPath(Schema.Struct({ envId, keyId: pathId(ApiKeyId, "API key") }))
       .addSuccess(HttpApiSchema.NoContent)
   )
   .addError(Forbidden)

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
+import { EnvironmentId, pathId } from "../Domain/Ids.js"
 import { Timestamp } from "../Domain/Schemas.js"
 
 /**
@@ -48,13 +49,14 @@ export const RunBucket = Schema.Struct({
 }).annotations({ identifier: "RunBucket" })
 export type RunBucket = typeof RunBucket.Type
 
+const EnvironmentPath = Schema.Struct({ envId: pathId(EnvironmentId, "environment") })
+
 export class DashboardApi extends HttpApiGroup.make("dashboard")
   .add(
     HttpApiEndpoint.get("overview", "/environments/:envId/dashboard/overview")
       .annotate(OpenApi.Summary, "Dashboard figures")
       .annotate(OpenApi.Description, "viewer or higher: online workers, today's runs (UTC), today's success rate in percent, this month's cost.")
-      // A malformed id names nothing: 404 like a missing environment.
-      .setPath(Schema.Struct({ envId: Schema.String }))
+      .setPath(EnvironmentPath)
       .addSuccess(Overview)
       .addError(NotFound)
       .addError(Forbidden)
@@ -69,7 +71,7 @@ export class DashboardApi extends HttpApiGroup.make("dashboard")
           "and the p50/p95 duration of those that ended. The first bucket starts at `from` rounded down to the bucket; " +
           "every bucket is listed, empty ones with zeros. At most 1,000 buckets, else 400."
       )
-      .setPath(Schema.Struct({ envId: Schema.String }))
+      .setPath(EnvironmentPath)
       .setUrlParams(RunSeriesParams)
       .addSuccess(Schema.Struct({ items: Schema.Array(RunBucket) }).annotations({ identifier: "RunSeries" }))
       .addError(NotFound)

@@ -21,6 +21,7 @@ import {
   ServiceUnavailable,
   ValidationError
 } from "../Domain/Errors.js"
+import { notFoundMessage } from "../Domain/Ids.js"
 
 /**
  * Turns the builder's decode errors into our `{error, details}` 400 and every
@@ -93,7 +94,11 @@ const translate = <E>(cause: Cause.Cause<E>): Effect.Effect<never, unknown> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value as unknown
-    if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.fail(toValidationError(error))
+    if (error instanceof HttpApiError.HttpApiDecodeError) {
+      // A path segment that is no id names nothing: 404 as for a missing one (see Domain/Ids.pathId).
+      const missing = notFoundMessage(error.issues)
+      return Effect.fail(missing === undefined ? toValidationError(error) : new NotFound({ error: missing }))
+    }
     if (HttpServerError.isServerError(error) && error._tag === "RouteNotFound") {
       return Effect.fail(new NotFound({ error: "route not found" }))
     }

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
+import { EnvironmentId, pathId, RunId, TriggerId } from "../Domain/Ids.js"
 import { inputJsonSchema, IsoTimestamp, Limit, Page, Payload } from "../Domain/Schemas.js"
 import { Run, RunStatus } from "./Run.js"
 import { RunDetail, RunEvent } from "./RunDetail.js"
@@ -35,11 +36,15 @@ export const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Schema.optional(IdempotencyKey)
 })
 
+const TriggerPath = Schema.Struct({ id: pathId(TriggerId, "trigger") })
+const EnvironmentPath = Schema.Struct({ envId: pathId(EnvironmentId, "environment") })
+const RunPath = Schema.Struct({ id: pathId(RunId, "run") })
+
 export class RunsApi extends HttpApiGroup.make("runs")
   .add(
     HttpApiEndpoint.post("requestRun", "/triggers/:id/run")
       .annotate(OpenApi.Summary, "Run a trigger")
-      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPath(TriggerPath)
       .setHeaders(IdempotencyHeaders)
       .setPayload(RunRequest)
       .addSuccess(Run, { status: 201 })
@@ -55,7 +60,7 @@ export class RunsApi extends HttpApiGroup.make("runs")
     HttpApiEndpoint.get("listTriggerRuns", "/triggers/:id/runs")
       .annotate(OpenApi.Summary, "List a trigger's runs")
       .annotate(OpenApi.Description, "viewer or higher. Newest first; filter by `status` and a `from`/`to` creation window (ISO 8601).")
-      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPath(TriggerPath)
       .setUrlParams(RunListParams)
       .addSuccess(Page(Run))
       .addError(NotFound)
@@ -65,7 +70,7 @@ export class RunsApi extends HttpApiGroup.make("runs")
     HttpApiEndpoint.get("listEnvironmentRuns", "/environments/:envId/runs")
       .annotate(OpenApi.Summary, "List an environment's runs")
       .annotate(OpenApi.Description, "viewer or higher. Newest first; filter by `status`, `workerId` and a `from`/`to` creation window (ISO 8601).")
-      .setPath(Schema.Struct({ envId: Schema.String }))
+      .setPath(EnvironmentPath)
       .setUrlParams(RunListParams)
       .addSuccess(Page(Run))
       .addError(NotFound)
@@ -74,7 +79,7 @@ export class RunsApi extends HttpApiGroup.make("runs")
   .add(
     HttpApiEndpoint.post("cancelRun", "/runs/:id/cancel")
       .annotate(OpenApi.Summary, "Cancel a run")
-      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPath(RunPath)
       .addSuccess(Run)
       .addError(NotFound)
       .addError(Forbidden)
@@ -93,7 +98,7 @@ export class RunsApi extends HttpApiGroup.make("runs")
         "viewer or higher. The run object plus `triggerName`, `retryOfRunId` and `retriedByRunId` (the run this one " +
           "retried, the retry it spawned; null when none), `delivery` (the latest webhook delivery record, or null) and " +
           "`cancelRequestedAt` (null unless a cancel was requested).")
-      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPath(RunPath)
       .addSuccess(RunDetail)
       .addError(NotFound)
       .addError(Forbidden)
@@ -105,7 +110,7 @@ export class RunsApi extends HttpApiGroup.make("runs")
         "viewer or higher. Every transition of the run in order, each with its `status` after the step, when (`at`), " +
           "the worker concerned and the `reason`: requested, assigned, claimed, started, completed, claim_timeout, " +
           "heartbeat_timeout, execution_timeout, cancelled, worker_revoked or released. Stored with the run, so it survives restarts.")
-      .setPath(Schema.Struct({ id: Schema.String }))
+      .setPath(RunPath)
       .addSuccess(Schema.Struct({ items: Schema.Array(RunEvent) }))
       .addError(NotFound)
       .addError(Forbidden)

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { WorkerAuthentication } from "../Auth/Security.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
+import { pathId, RunId, WorkerId } from "../Domain/Ids.js"
 import { costPattern } from "../Domain/Decimal.js"
 import { InputValue, IntParam, Payload } from "../Domain/Schemas.js"
 import { FaultClass, Run } from "../Runs/Run.js"
@@ -74,8 +75,10 @@ export const RejectedRun = Schema.Struct({
 }).annotations({ identifier: "RejectedRun" })
 
 const RunResponse = Schema.Struct({ run: Run })
-const WorkerPath = Schema.Struct({ id: Schema.String })
-const RunPath = Schema.Struct({ id: Schema.String, runId: Schema.String })
+// Another worker's id (or no id at all) is "worker not found": a token sees only its own worker.
+const workerId = pathId(WorkerId, "worker")
+const WorkerPath = Schema.Struct({ id: workerId })
+const RunPath = Schema.Struct({ id: workerId, runId: pathId(RunId, "run") })
 
 /** The worker protocol, all behind a `wkt_` bearer token. */
 export class WorkerApi extends HttpApiGroup.make("workerProtocol")

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
+import { EnvironmentId, pathId, TriggerId } from "../Domain/Ids.js"
 import { InputValue, inputJsonSchema, Limit, Page, Payload } from "../Domain/Schemas.js"
 import { Schedule, ScheduleInput } from "./Schedule.js"
 
@@ -123,9 +124,8 @@ export const PatchTrigger = Payload({
   schedule: Schema.optional(Schema.NullOr(ScheduleInput))
 })
 
-// Path ids are plain strings: a malformed id names nothing, so it answers 404 like a missing one.
-const EnvironmentPath = Schema.Struct({ envId: Schema.String })
-const TriggerPath = Schema.Struct({ id: Schema.String })
+const EnvironmentPath = Schema.Struct({ envId: pathId(EnvironmentId, "environment") })
+const TriggerPath = Schema.Struct({ id: pathId(TriggerId, "trigger") })
 
 export const ListTriggersParams = Schema.Struct({
   cursor: Schema.optional(Schema.String),

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
+import { pathId, RunId, TriggerId } from "../Domain/Ids.js"
 import { Limit, Page, Timestamp } from "../Domain/Schemas.js"
 
 /** What started a delivery: the run's terminal transition, or an operator's redelivery. */
@@ -32,9 +33,8 @@ export class PendingDelivery extends Schema.Class<PendingDelivery>("PendingDeliv
   trigger: DeliveryTrigger
 }) {}
 
-// A malformed id names nothing, so it answers 404 like a missing one.
-const TriggerPath = Schema.Struct({ id: Schema.String })
-const RunPath = TriggerPath
+const TriggerPath = Schema.Struct({ id: pathId(TriggerId, "trigger") })
+const RunPath = Schema.Struct({ id: pathId(RunId, "run") })
 
 export const ListDeliveriesParams = Schema.Struct({
   cursor: Schema.optional(Schema.String),

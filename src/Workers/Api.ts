@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound, Unauthorized } from "../Domain/Errors.js"
+import { EnvironmentId, pathId, WorkerId, WorkspaceId } from "../Domain/Ids.js"
 import { Limit, Page, Payload } from "../Domain/Schemas.js"
 import { StorableText } from "../Triggers/Api.js"
 
@@ -54,9 +55,9 @@ export const UpdateWorker = Payload({
   { path: ["label"], message: "give a label or draining (or both)" }
 ))
 
-const WorkerPath = Schema.Struct({ wsId: Schema.String, workerId: Schema.String })
+// A worker outside the workspace is not found, so a malformed workspace segment names no worker either.
+const WorkerPath = Schema.Struct({ wsId: pathId(WorkspaceId, "worker"), workerId: pathId(WorkerId, "worker") })
 
-// Path ids are plain strings: a malformed id names nothing, so it answers 404 like a missing one.
 export class WorkersApi extends HttpApiGroup.make("workers")
   .add(
     HttpApiEndpoint.post("register", "/workers/register")
@@ -70,7 +71,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
     HttpApiEndpoint.get("listEnvironment", "/environments/:envId/workers")
       .annotate(OpenApi.Summary, "List an environment's workers")
       .annotate(OpenApi.Description, "viewer or higher; `status=online|offline` filters by whether the worker was seen within the offline threshold.")
-      .setPath(Schema.Struct({ envId: Schema.String }))
+      .setPath(Schema.Struct({ envId: pathId(EnvironmentId, "environment") }))
       .setUrlParams(ListWorkersParams)
       .addSuccess(Page(Worker))
       .addError(NotFound)
@@ -81,7 +82,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
     HttpApiEndpoint.get("listWorkspace", "/workspaces/:wsId/workers")
       .annotate(OpenApi.Summary, "List a workspace's workers")
       .annotate(OpenApi.Description, "Workers of every environment of the workspace the caller may see (viewer or higher there).")
-      .setPath(Schema.Struct({ wsId: Schema.String }))
+      .setPath(Schema.Struct({ wsId: pathId(WorkspaceId, "workspace") }))
       .setUrlParams(ListWorkersParams)
       .addSuccess(Page(Worker))
       .addError(NotFound)
