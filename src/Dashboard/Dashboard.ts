@@ -2,10 +2,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { AppConfig } from "../Config/AppConfig.js"
 import { canonical } from "../Domain/Decimal.js"
-import { NotFound } from "../Domain/Errors.js"
 import { Policy } from "../Tenancy/Policy.js"
-import { isUuid } from "../Triggers/TriggersRepo.js"
 import { Overview } from "./Api.js"
+import type { EnvironmentId } from "../Domain/Ids.js"
 
 interface OverviewRow {
   readonly online_workers: number
@@ -37,8 +36,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard/Dashboard"
     const policy = yield* Policy
     const config = yield* AppConfig
 
-    const overview = Effect.fn("Dashboard.overview")(function*(environmentId: string) {
-      if (!isUuid(environmentId)) return yield* Effect.fail(NotFound.of("environment"))
+    const overview = Effect.fn("Dashboard.overview")(function*(environmentId: EnvironmentId) {
       yield* policy.requireRole(environmentId, "viewer")
       // Bounds are UTC wall-clock `timestamp`s (day arithmetic on them knows no
       // time zone); `AT TIME ZONE 'UTC'` turns one back into an instant.

@@ -1,10 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { NotFound, ValidationError } from "../Domain/Errors.js"
+import { ValidationError } from "../Domain/Errors.js"
 import { Policy } from "../Tenancy/Policy.js"
-import { isUuid } from "../Triggers/TriggersRepo.js"
 import type { BucketSize, RunBucket } from "./Api.js"
+import type { EnvironmentId } from "../Domain/Ids.js"
 
 export const maxBuckets = 1000
 
@@ -150,8 +150,7 @@ export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries"
         return starts.map((ms) => found.get(ms)!)
       })
 
-    const series = Effect.fn("Dashboard.runSeries")(function*(environmentId: string, query: SeriesQuery) {
-      if (!isUuid(environmentId)) return yield* Effect.fail(NotFound.of("environment"))
+    const series = Effect.fn("Dashboard.runSeries")(function*(environmentId: EnvironmentId, query: SeriesQuery) {
       yield* policy.requireRole(environmentId, "viewer")
       const nowMs = yield* Clock.currentTimeMillis
       const buckets = bucketsOf(query, nowMs)
@@ -167,7 +166,7 @@ export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries"
       return { items: [...kept, ...open] }
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
-    return { series: (environmentId: string, query: SeriesQuery) => series(environmentId, query).pipe(Effect.catchTag("SqlError", Effect.die)) } as const
+    return { series: (environmentId: EnvironmentId, query: SeriesQuery) => series(environmentId, query).pipe(Effect.catchTag("SqlError", Effect.die)) } as const
   }),
   dependencies: [Policy.Default]
 }) {}

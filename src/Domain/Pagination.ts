@@ -1,18 +1,20 @@
 import * as Effect from "effect/Effect"
 import { ValidationError } from "./Errors.js"
+import { isUuid } from "./Ids.js"
 
 /**
  * Keyset pagination over UUIDv7 ids (they sort by creation time): the opaque
  * cursor is the last id of the previous page. Rows inserted meanwhile have
  * larger ids, so following `nextCursor` never repeats or skips a row.
  */
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+// The cursors this service hands out hold lower-case ids.
+const isCursorId = (id: string): boolean => isUuid(id) && id === id.toLowerCase()
 
 export const decodeCursor = (cursor: string | undefined): Effect.Effect<string | undefined, ValidationError> => {
   if (cursor === undefined) return Effect.succeed(undefined)
   try {
     const id = Buffer.from(cursor, "base64url").toString("utf8")
-    if (uuidPattern.test(id)) return Effect.succeed(id)
+    if (isCursorId(id)) return Effect.succeed(id)
   } catch {
     // fall through to the 400
   }

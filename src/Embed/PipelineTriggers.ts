@@ -10,6 +10,7 @@ import { ApiKeys } from "../ApiKeys/ApiKeys.js"
 import { type Actor, CurrentActor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { type Forbidden, NotFound, ValidationError } from "../Domain/Errors.js"
+import { EnvironmentId, RunId, TriggerId, WorkspaceId } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Schemas.js"
 import { type Run, type RunRow, type RunStatus, terminalStatuses, toRun } from "../Runs/Run.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
@@ -35,7 +36,12 @@ export interface EmbeddedEnvironment {
   readonly name: string
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** Ids reach this API as plain strings: one that is no id names nothing, as over HTTP. */
+const idOf = <A extends string>(id: Schema.Schema<A, string>, thing: string) => (value: string): Effect.Effect<A, NotFound> =>
+  Schema.decode(id)(value).pipe(Effect.mapError(() => NotFound.of(thing)))
+const environmentIdOf = idOf(EnvironmentId, "environment")
+const triggerIdOf = idOf(TriggerId, "trigger")
+const runIdOf = idOf(RunId, "run")
 
 /** Schema failures as the API's 400: every invalid field named. */
 const toValidationError = (error: ParseResult.ParseError): ValidationError => {
@@ -90,7 +96,7 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
         const actor = yield* principal
         const userId = actor._tag === "User" ? actor.userId : ""
         const workspace = yield* workspaces.create(userId, options.workspace ?? name)
-        const environment = yield* workspaces.createEnvironment(userId, workspace.id, name).pipe(Effect.orDie)
+        const environment = yield* workspaces.createEnvironment(userId, WorkspaceId.make(workspace.id), name).pipe(Effect.orDie)
         return { workspaceId: workspace.id, environmentId: environment.id, name }
       }).pipe(Effect.withSpan("PipelineTriggers.createEnvironment"))
 
@@ -100,11 +106,11 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
     ): Effect.Effect<Trigger, ValidationError | NotFound | Forbidden> =>
       Schema.decodeUnknown(CreateTrigger)(fields).pipe(
         Effect.mapError(toValidationError),
-        Effect.flatMap((input) => asPrincipal(triggers.create(environmentId, input)))
+        Effect.flatMap((input) => Effect.flatMap(environmentIdOf(environmentId), (id) => asPrincipal(triggers.create(id, input))))
       )
 
     const getTrigger = (triggerId: string): Effect.Effect<Trigger, NotFound | Forbidden> =>
-      asPrincipal(triggers.get(triggerId))
+      Effect.flatMap(triggerIdOf(triggerId), (id) => asPrincipal(triggers.get(id)))
 
     /** A new queued run, assigned at once when a worker is online. `input` defaults to the trigger's. */
     const startRun = (
@@ -112,7 +118,7 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
       options: { readonly input?: unknown; readonly idempotencyKey?: string } = {}
     ): Effect.Effect<Run, NotFound | ValidationError> =>
       Effect.gen(function*() {
-        const trigger = uuidPattern.test(triggerId) ? yield* runs.findTrigger(triggerId) : undefined
+        const trigger = yield* runs.findTrigger(yield* triggerIdOf(triggerId))
         if (trigger === undefined) return yield* Effect.fail(NotFound.of("trigger"))
         const input = "input" in options
           ? { value: yield* Schema.decodeUnknown(JsonInput)(options.input).pipe(Effect.mapError(toValidationError)) }
@@ -129,7 +135,8 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
       }).pipe(Effect.withSpan("PipelineTriggers.startRun"))
 
     const getRun = (runId: string): Effect.Effect<Run, NotFound> =>
-      (uuidPattern.test(runId) ? sql<RunRow>`SELECT * FROM runs WHERE id = ${runId}`.pipe(Effect.orDie) : Effect.succeed([])).pipe(
+      runIdOf(runId).pipe(
+        Effect.flatMap((id) => sql<RunRow>`SELECT * FROM runs WHERE id = ${id}`.pipe(Effect.orDie)),
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(NotFound.of("run")) : Effect.succeed(toRun(rows[0])))
       )
 

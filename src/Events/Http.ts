@@ -3,8 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Api } from "../Api.js"
-import { NotFound } from "../Domain/Errors.js"
-import { isUuid, Run } from "../Runs/Run.js"
+import { Run } from "../Runs/Run.js"
 import { type FeedEvent, RunFeed } from "../Scheduler/RunFeed.js"
 import { Policy } from "../Tenancy/Policy.js"
 
@@ -23,7 +22,6 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
     const policy = yield* Policy
     return handlers.handleRaw("environmentEvents", ({ headers, path }) =>
       Effect.gen(function*() {
-        if (!isUuid(path.envId)) return yield* Effect.fail(NotFound.of("environment"))
         yield* policy.requireRole(path.envId, "viewer")
         const environmentId = path.envId.toLowerCase()
         const keepAlive = Stream.tick(keepAliveMillis).pipe(Stream.drop(1), Stream.as(": keep-alive\n\n"))

@@ -3,11 +3,12 @@ import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import { Forbidden, Unauthorized } from "../Domain/Errors.js"
 import { ErrorObject, Message, RequestId, Response } from "./JsonRpc.js"
+import type { EnvironmentId, TriggerId } from "../Domain/Ids.js"
 
 /** What a valid `mcp_` token grants: one live trigger, in its environment. */
 export interface McpGrant {
-  readonly triggerId: string
-  readonly environmentId: string
+  readonly triggerId: TriggerId
+  readonly environmentId: EnvironmentId
 }
 export class CurrentMcpGrant extends Context.Tag("Mcp/CurrentGrant")<CurrentMcpGrant, McpGrant>() {}
 

@@ -8,7 +8,7 @@ import { toMillis } from "../Scheduler/Time.js"
 import { Transitions } from "../Scheduler/Transitions.js"
 import { assignedChannel, Wakeups } from "../Scheduler/Wakeups.js"
 import { Policy } from "../Tenancy/Policy.js"
-import { isUuid, type RunRow } from "./Run.js"
+import type { RunRow } from "./Run.js"
 
 /**
  * `POST /runs/{id}/cancel`: the caller's right to it (operator+ in the run's
@@ -35,7 +35,7 @@ export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Can
       )
 
     const cancel = Effect.fn("Runs.cancel")(function*(runId: string) {
-      const run = isUuid(runId) ? yield* find(runId) : undefined
+      const run = yield* find(runId)
       if (run === undefined) return yield* Effect.fail<NotFound | Forbidden | Conflict>(NotFound.of("run"))
       yield* policy.requireRole(run.environment_id, "operator", "run")
       const actor = yield* CurrentActor

@@ -9,12 +9,13 @@ import { roleAtLeast } from "../Domain/Schemas.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { RunRequest, type RunListParams } from "./Api.js"
-import { isUuid, Run, toRun } from "./Run.js"
+import { Run, toRun } from "./Run.js"
 import { RunCancellation } from "./Cancellation.js"
 import { RunHistory } from "./RunHistory.js"
 import { RunRequests } from "./RunRequests.js"
 import { type Created, type RunFilter, RunsRepo } from "./RunsRepo.js"
 import { hotSpan } from "../Config/Tracing.js"
+import type { RunId, TriggerId } from "../Domain/Ids.js"
 
 const encodeRun = Schema.encode(Run)
 const HttpApiDecodeError = HttpApiError.HttpApiDecodeError
@@ -57,7 +58,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
     const history = yield* RunHistory
 
     // A run of an environment the caller cannot see is not found, as one that does not exist.
-    const visibleRun = (id: string) =>
+    const visibleRun = (id: RunId) =>
       Effect.gen(function*() {
         const run = yield* history.find(id)
         if (run === undefined) return yield* Effect.fail(NotFound.of("run"))
@@ -65,9 +66,9 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
         return run
       })
 
-    const liveTrigger = (id: string) =>
+    const liveTrigger = (id: TriggerId) =>
       Effect.flatMap(
-        isUuid(id) ? repo.findTrigger(id) : Effect.succeed(undefined),
+        repo.findTrigger(id),
         (trigger) => trigger === undefined ? Effect.fail(NotFound.of("trigger")) : Effect.succeed(trigger)
       )
 
@@ -93,7 +94,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           // environment, so the trigger lookup and the role check are part of
           // the insert. Anything else (no such trigger there, a bad body, a
           // replay) takes the path below, which answers the exact error.
-          if (actor._tag === "ApiKey" && roleAtLeast(actor.role, "operator") && isUuid(path.id)) {
+          if (actor._tag === "ApiKey" && roleAtLeast(actor.role, "operator")) {
             const body = yield* Effect.either(readRunRequest(text))
             if (Either.isRight(body)) {
               const created = yield* runRequests.request(path.id, actor.environmentId, {
@@ -125,7 +126,6 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
         }))
       .handle("listEnvironmentRuns", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          if (!isUuid(path.envId)) return yield* Effect.fail(NotFound.of("environment"))
           yield* policy.requireRole(path.envId, "viewer")
           const filter = yield* listFilter(urlParams)
           const rows = yield* repo.list({ ...filter, environmentId: path.envId })

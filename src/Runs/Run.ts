@@ -98,7 +98,3 @@ export const toRun = (row: RunRow): Run => ({
   // Absent from rows a statement built without the column (older callers' raw selects).
   cancelRequestedAt: dateOrNull(row.cancel_requested_at ?? null)
 })
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-/** Path ids are checked before they reach SQL: a malformed id is simply not found. */
-export const isUuid = (value: string): boolean => uuidPattern.test(value)

@@ -1,10 +1,11 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { isUuid, type RunRow, type RunStatus, toRun } from "./Run.js"
+import { type RunRow, type RunStatus, toRun } from "./Run.js"
 import type { DeliveryRow } from "../Webhooks/DeliveriesRepo.js"
 import { WebhookDelivery } from "../Webhooks/Api.js"
 import type { RunDetail, RunEvent } from "./RunDetail.js"
 import type { RunEventReason } from "./RunTimeline.js"
+import type { RunId } from "../Domain/Ids.js"
 
 interface DetailRow extends RunRow {
   readonly trigger_name: string
@@ -23,11 +24,9 @@ export class RunHistory extends Effect.Service<RunHistory>()("Runs/History", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** The run, or undefined (also for a malformed id). The caller checks the environment's policy. */
-    const find = (runId: string): Effect.Effect<RunRow | undefined> =>
-      isUuid(runId)
-        ? sql<RunRow>`SELECT * FROM runs WHERE id = ${runId}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
-        : Effect.succeed(undefined)
+    /** The run, or undefined. The caller checks the environment's policy. */
+    const find = (runId: RunId): Effect.Effect<RunRow | undefined> =>
+      sql<RunRow>`SELECT * FROM runs WHERE id = ${runId}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     /** The run's transitions in the order they happened. */
     const events = (runId: string): Effect.Effect<ReadonlyArray<RunEvent>> =>

@@ -3,11 +3,12 @@ import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { CurrentWorker } from "../Auth/Security.js"
 import { NotFound, ValidationError } from "../Domain/Errors.js"
-import { isUuid, toRun } from "../Runs/Run.js"
+import { toRun } from "../Runs/Run.js"
 import { toWorker, WorkersRepo } from "../Workers/WorkersRepo.js"
 import * as Option from "effect/Option"
 import type { PolledRow } from "./Transitions.js"
 import { WorkerProtocol } from "./WorkerProtocol.js"
+import { isUuid, type RunId, type WorkerId } from "../Domain/Ids.js"
 
 const toPolled = (row: PolledRow) => ({
   ...toRun(row),
@@ -30,12 +31,10 @@ const ownWorker = (id: string) =>
   Effect.flatMap(CurrentWorker, (worker) =>
     worker.workerId === id.toLowerCase() ? Effect.succeed(worker) : Effect.fail(NotFound.of("worker")))
 
-const ownRun = (path: { readonly id: string; readonly runId: string }) =>
+const ownRun = (path: { readonly id: WorkerId; readonly runId: RunId }) =>
   Effect.flatMap(ownWorker(path.id), (worker) =>
-    isUuid(path.runId)
-      // The request's span (when tracing) names the run, so a run's worker calls can be found by its id.
-      ? Effect.as(Effect.annotateCurrentSpan("runId", path.runId), { workerId: worker.workerId, runId: path.runId })
-      : Effect.fail(NotFound.of("run")))
+    // The request's span (when tracing) names the run, so a run's worker calls can be found by its id.
+    Effect.as(Effect.annotateCurrentSpan("runId", path.runId), { workerId: worker.workerId, runId: path.runId }))
 
 export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (handlers) =>
   Effect.gen(function*() {

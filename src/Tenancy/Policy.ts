@@ -4,11 +4,6 @@ import { CurrentActor, type Actor } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
 import { type Role, roleAtLeast } from "../Domain/Schemas.js"
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Path ids are plain strings: a malformed one names nothing, so it is a 404, not a SQL cast error. */
-export const isUuid = (value: string): boolean => uuidPattern.test(value)
-
 /**
  * Access to an environment and everything in it is by membership of that
  * environment alone (or by an API key of that environment). Not visible → 404,
@@ -20,7 +15,6 @@ export class Policy extends Effect.Service<Policy>()("Tenancy/Policy", {
 
     /** The caller's role in the environment, or None when it cannot see it. */
     const roleIn = (actor: Actor, environmentId: string): Effect.Effect<Role | undefined> => {
-      if (!isUuid(environmentId)) return Effect.succeed(undefined)
       if (actor._tag === "ApiKey" || actor._tag === "Mcp") {
         // UUIDs are case-insensitive in Postgres; compare them the same way here.
         return Effect.succeed(actor.environmentId === environmentId.toLowerCase() ? actor.role : undefined)

@@ -4,7 +4,7 @@ import { uuidv7 } from "../Crypto/Ids.js"
 import { Forbidden, NotFound, type ValidationError } from "../Domain/Errors.js"
 import { decodeCursor, page } from "../Domain/Pagination.js"
 import type { Environment, Workspace } from "./Api.js"
-import { isUuid } from "./Policy.js"
+import type { WorkspaceId } from "../Domain/Ids.js"
 
 export interface EnvironmentRow {
   readonly id: string
@@ -73,9 +73,8 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
       }).pipe(Effect.withSpan("Workspaces.list"))
 
     /** The workspace's owner when the user can see it; 404 otherwise. */
-    const requireVisible = (userId: string, workspaceId: string): Effect.Effect<{ ownerId: string }, NotFound> =>
+    const requireVisible = (userId: string, workspaceId: WorkspaceId): Effect.Effect<{ ownerId: string }, NotFound> =>
       Effect.gen(function*() {
-        if (!isUuid(workspaceId)) return yield* Effect.fail(NotFound.of("workspace"))
         const rows = yield* sql<{ owner_id: string }>`
           SELECT w.owner_id FROM workspaces w WHERE w.id = ${workspaceId} AND ${visibleTo(userId)}`.pipe(Effect.orDie)
         const row = rows[0]
@@ -86,7 +85,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
     /** Only the workspace owner creates environments; the creator becomes the environment's first owner. */
     const createEnvironment = (
       userId: string,
-      workspaceId: string,
+      workspaceId: WorkspaceId,
       name: string
     ): Effect.Effect<Environment, NotFound | Forbidden> =>
       Effect.gen(function*() {
@@ -107,7 +106,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
     /** The environments of the workspace the user is a member of (owning the workspace alone grants none). */
     const listEnvironments = (
       userId: string,
-      workspaceId: string,
+      workspaceId: WorkspaceId,
       cursor: string | undefined,
       limit: number
     ): Effect.Effect<PageOf<Environment>, NotFound | ValidationError> =>

@@ -15,7 +15,8 @@ import { UrlGuard } from "../Webhooks/UrlGuard.js"
 import { type CreateTrigger, type PatchTrigger, Trigger } from "./Api.js"
 import * as Schedule from "./Schedule.js"
 import { schedulesChannel } from "./ScheduleSignal.js"
-import { isUuid, type TriggerChanges, type TriggerRow, TriggersRepo } from "./TriggersRepo.js"
+import { type TriggerChanges, type TriggerRow, TriggersRepo } from "./TriggersRepo.js"
+import type { EnvironmentId, TriggerId } from "../Domain/Ids.js"
 
 export const toTrigger = (row: TriggerRow): Trigger =>
   new Trigger({
@@ -107,9 +108,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
      */
     const scheduleChanged = (triggerId: string) => sql`SELECT pg_notify(${schedulesChannel}, ${triggerId})`
 
-    /** `requireRole` for an environment named by a path segment that may not even be a UUID. */
-    const requireEnvironment = (environmentId: string, min: Role) =>
-      isUuid(environmentId) ? policy.requireRole(environmentId, min) : Effect.fail(NotFound.of("environment"))
+    const requireEnvironment = (environmentId: EnvironmentId, min: Role) => policy.requireRole(environmentId, min)
 
     /** A pinned worker must belong to the trigger's own environment. */
     const checkWorker = (environmentId: string, workerId: string | null): Effect.Effect<void, ValidationError> =>
@@ -130,7 +129,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
     const sealed = (secret: string | null | undefined): string | null =>
       secret === null || secret === undefined || secret.length === 0 ? null : box.seal(secret)
 
-    const create = Effect.fn("Triggers.create")(function*(environmentId: string, input: Create) {
+    const create = Effect.fn("Triggers.create")(function*(environmentId: EnvironmentId, input: Create) {
       yield* requireEnvironment(environmentId, "admin")
       const workerId = input.workerId ?? null
       yield* checkWorker(environmentId, workerId)
@@ -170,11 +169,11 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       return toTrigger(row)
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
-    const get = (id: string): Effect.Effect<Trigger, NotFound | Forbidden, CurrentActor> =>
+    const get = (id: TriggerId): Effect.Effect<Trigger, NotFound | Forbidden, CurrentActor> =>
       Effect.map(repo.findVisible(id, "viewer"), toTrigger)
 
     const list = Effect.fn("Triggers.list")(function*(
-      environmentId: string,
+      environmentId: EnvironmentId,
       params: { readonly cursor?: string | undefined; readonly limit?: number | undefined; readonly workerId?: string | undefined }
     ) {
       yield* requireEnvironment(environmentId, "viewer")
@@ -185,7 +184,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       return { items: result.items.map(toTrigger), nextCursor: result.nextCursor }
     })
 
-    const update = Effect.fn("Triggers.update")(function*(id: string, patch: Patch) {
+    const update = Effect.fn("Triggers.update")(function*(id: TriggerId, patch: Patch) {
       const current = yield* repo.findVisible(id, "admin")
       if (patch.workerId !== undefined) yield* checkWorker(current.environment_id, patch.workerId)
       yield* checkUrl(patch.webhookUrl)
@@ -241,7 +240,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       return toTrigger(row)
     }, (effect, id) => Effect.annotateLogs(effect, { triggerId: id }))
 
-    const remove = Effect.fn("Triggers.remove")(function*(id: string) {
+    const remove = Effect.fn("Triggers.remove")(function*(id: TriggerId) {
       const current = yield* repo.findVisible(id, "admin")
       const actor = yield* CurrentActor
       yield* sql.withTransaction(Effect.gen(function*() {
@@ -265,7 +264,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
     }, (effect, id) => Effect.annotateLogs(effect, { triggerId: id }))
 
     /** A new `mcp_` token; only its SHA-256 is stored, so the previous one stops working at once. */
-    const rotateMcpToken = Effect.fn("Triggers.rotateMcpToken")(function*(id: string) {
+    const rotateMcpToken = Effect.fn("Triggers.rotateMcpToken")(function*(id: TriggerId) {
       const current = yield* repo.findVisible(id, "admin")
       const actor = yield* CurrentActor
       const token = generate("mcp")

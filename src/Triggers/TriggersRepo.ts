@@ -6,6 +6,7 @@ import type { Forbidden } from "../Domain/Errors.js"
 import { NotFound } from "../Domain/Errors.js"
 import type { Role } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
+import type { TriggerId } from "../Domain/Ids.js"
 
 /** A row of `triggers`, as every query here selects it. */
 export interface TriggerRow {
@@ -29,11 +30,6 @@ export interface TriggerRow {
   readonly created_at: Date
   readonly updated_at: Date
 }
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** Path ids arrive as plain strings; a malformed one names nothing (404), it must not reach a uuid column. */
-export const isUuid = (value: string): boolean => uuidPattern.test(value)
 
 export const activeRunStatuses = ["queued", "assigned", "claimed", "running"] as const
 
@@ -64,8 +60,8 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
     const policy = yield* Policy
 
     /** The trigger when it exists and is not deleted; no access check. */
-    const findActive = (id: string): Effect.Effect<Option.Option<TriggerRow>> =>
-      !isUuid(id) ? Effect.succeedNone : sql<TriggerRow>`SELECT * FROM triggers WHERE id = ${id} AND deleted_at IS NULL`.pipe(
+    const findActive = (id: TriggerId): Effect.Effect<Option.Option<TriggerRow>> =>
+      sql<TriggerRow>`SELECT * FROM triggers WHERE id = ${id} AND deleted_at IS NULL`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie,
         Effect.withSpan("TriggersRepo.findActive")
@@ -76,7 +72,7 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
      * `min` in its environment: 404 when missing, deleted or not visible, 403
      * when visible but below the role.
      */
-    const findVisible = (id: string, min: Role): Effect.Effect<TriggerRow, NotFound | Forbidden, CurrentActor> =>
+    const findVisible = (id: TriggerId, min: Role): Effect.Effect<TriggerRow, NotFound | Forbidden, CurrentActor> =>
       Effect.gen(function*() {
         const row = yield* findActive(id)
         if (Option.isNone(row)) return yield* Effect.fail(NotFound.of("trigger"))

@@ -8,8 +8,6 @@ import { Policy } from "../Tenancy/Policy.js"
 import { DeliveriesRepo, type DeliveryRow } from "./DeliveriesRepo.js"
 import { Redelivery } from "./Redelivery.js"
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const toApi = (row: DeliveryRow) => ({
   id: row.id,
   runId: row.run_id,
@@ -32,7 +30,6 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     return handlers.handle("listDeliveries", ({ path, urlParams }) =>
       Effect.gen(function*() {
         const notFound = NotFound.of("trigger")
-        if (!uuidPattern.test(path.id)) return yield* Effect.fail(notFound)
         const environmentId = yield* repo.triggerEnvironment(path.id).pipe(Effect.orDie)
         if (Option.isNone(environmentId)) return yield* Effect.fail(notFound)
         // The history can show error details of the receiver: members only, any role.
