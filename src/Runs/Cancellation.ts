@@ -34,6 +34,7 @@ export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Can
         Effect.map((rows) => rows[0])
       )
 
+    // `runId` is a decoded path id (see Domain/Ids.pathId) or a stored one (MCP's cancel_run looks the run up first).
     const cancel = Effect.fn("Runs.cancel")(function*(runId: string) {
       const run = yield* find(runId)
       if (run === undefined) return yield* Effect.fail<NotFound | Forbidden | Conflict>(NotFound.of("run"))

@@ -13,7 +13,7 @@ export class Policy extends Effect.Service<Policy>()("Tenancy/Policy", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** The caller's role in the environment, or None when it cannot see it. */
+    /** The caller's role in the environment, or None when it cannot see it. The id is a decoded path id or a stored one. */
     const roleIn = (actor: Actor, environmentId: string): Effect.Effect<Role | undefined> => {
       if (actor._tag === "ApiKey" || actor._tag === "Mcp") {
         // UUIDs are case-insensitive in Postgres; compare them the same way here.
