@@ -3,7 +3,6 @@
  *
  * - `Api`: the HTTP API definition (contract only), for clients and servers.
  * - The error classes every endpoint answers with.
- * - The branded ids the typed client takes in paths (`TriggerId.make(id)`, …).
  * - `makeClient`: the typed `HttpApiClient` of the whole API.
  * - The worker SDK: `runWorker`, `register` and their errors.
  * - `PipelineTriggers`: the scheduler as Layers for an Effect program
@@ -25,7 +24,6 @@ export {
   ValidationDetails,
   ValidationError
 } from "./Domain/Errors.js"
-export { ApiKeyId, EnvironmentId, RunId, TriggerId, UserId, WorkerId, WorkspaceId } from "./Domain/Ids.js"
 export * as PipelineTriggers from "./Embed.js"
 export { Run, RunStatus } from "./Runs/Run.js"
 export { PolledRun } from "./Scheduler/WorkerApi.js"

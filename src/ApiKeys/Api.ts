@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
-import { ApiKeyId, EnvironmentId, pathId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 import { Page, Payload, Timestamp } from "../Domain/Schemas.js"
 import { Name, PageParams } from "../Tenancy/Api.js"
 
@@ -43,7 +43,7 @@ export const ApiKey = Schema.Struct({
 }).annotations({ identifier: "ApiKey" })
 export type ApiKey = typeof ApiKey.Type
 
-const envId = pathId(EnvironmentId, "environment")
+const envId = pathId("environment")
 const envPath = Schema.Struct({ envId })
 
 export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
@@ -67,7 +67,7 @@ export class ApiKeysApi extends HttpApiGroup.make("apiKeys")
     HttpApiEndpoint.del("delete", "/environments/:envId/api-keys/:keyId")
       .annotate(OpenApi.Summary, "Delete an API key")
       .annotate(OpenApi.Description, "admin or higher. The key answers 401 from then on.")
-      .setPath(Schema.Struct({ envId, keyId: pathId(ApiKeyId, "API key") }))
+      .setPath(Schema.Struct({ envId, keyId: pathId("API key") }))
       .addSuccess(HttpApiSchema.NoContent)
   )
   .addError(Forbidden)

@@ -14,7 +14,6 @@ import { NotFound, type ValidationError } from "../Domain/Errors.js"
 import type { Role } from "../Domain/Schemas.js"
 import { decodeCursor, page } from "../Domain/Pagination.js"
 import type { ApiKey, KeyRole } from "./Api.js"
-import type { ApiKeyId } from "../Domain/Ids.js"
 
 interface ApiKeyRow {
   readonly id: string
@@ -151,7 +150,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("ApiKeys.create"))
 
     /** Deletes the key; this instance stops trusting it at once, so it answers 401 from now on. */
-    const remove = (actor: Actor, environmentId: string, keyId: ApiKeyId): Effect.Effect<void, NotFound> =>
+    const remove = (actor: Actor, environmentId: string, keyId: string): Effect.Effect<void, NotFound> =>
       Effect.gen(function*() {
         const rows = yield* sql<{ name: string; prefix: string }>`
           DELETE FROM api_keys WHERE id = ${keyId} AND environment_id = ${environmentId} RETURNING name, prefix`

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
-import { EnvironmentId, pathId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 import { Limit, Page, Timestamp } from "../Domain/Schemas.js"
 
 export const AuditRecord = Schema.Struct({
@@ -37,7 +37,7 @@ export class AuditApi extends HttpApiGroup.make("audit")
     HttpApiEndpoint.get("list", "/environments/:envId/audit-log")
       .annotate(OpenApi.Summary, "Read the audit log")
       .annotate(OpenApi.Description, "admin or higher. Newest first; filter by `action` (or a comma-separated `actions`) and `targetId`.")
-      .setPath(Schema.Struct({ envId: pathId(EnvironmentId, "environment") }))
+      .setPath(Schema.Struct({ envId: pathId("environment") }))
       .setUrlParams(AuditQuery)
       .addSuccess(Page(AuditRecord))
   )

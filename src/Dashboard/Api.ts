@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
-import { EnvironmentId, pathId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 import { Timestamp } from "../Domain/Schemas.js"
 
 /**
@@ -49,7 +49,7 @@ export const RunBucket = Schema.Struct({
 }).annotations({ identifier: "RunBucket" })
 export type RunBucket = typeof RunBucket.Type
 
-const EnvironmentPath = Schema.Struct({ envId: pathId(EnvironmentId, "environment") })
+const EnvironmentPath = Schema.Struct({ envId: pathId("environment") })
 
 export class DashboardApi extends HttpApiGroup.make("dashboard")
   .add(

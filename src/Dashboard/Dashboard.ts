@@ -4,7 +4,6 @@ import { AppConfig } from "../Config/AppConfig.js"
 import { canonical } from "../Domain/Decimal.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { Overview } from "./Api.js"
-import type { EnvironmentId } from "../Domain/Ids.js"
 
 interface OverviewRow {
   readonly online_workers: number
@@ -36,7 +35,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard/Dashboard"
     const policy = yield* Policy
     const config = yield* AppConfig
 
-    const overview = Effect.fn("Dashboard.overview")(function*(environmentId: EnvironmentId) {
+    const overview = Effect.fn("Dashboard.overview")(function*(environmentId: string) {
       yield* policy.requireRole(environmentId, "viewer")
       // Bounds are UTC wall-clock `timestamp`s (day arithmetic on them knows no
       // time zone); `AT TIME ZONE 'UTC'` turns one back into an instant.

@@ -4,7 +4,6 @@ import * as Effect from "effect/Effect"
 import { ValidationError } from "../Domain/Errors.js"
 import { Policy } from "../Tenancy/Policy.js"
 import type { BucketSize, RunBucket } from "./Api.js"
-import type { EnvironmentId } from "../Domain/Ids.js"
 
 export const maxBuckets = 1000
 
@@ -150,7 +149,7 @@ export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries"
         return starts.map((ms) => found.get(ms)!)
       })
 
-    const series = Effect.fn("Dashboard.runSeries")(function*(environmentId: EnvironmentId, query: SeriesQuery) {
+    const series = Effect.fn("Dashboard.runSeries")(function*(environmentId: string, query: SeriesQuery) {
       yield* policy.requireRole(environmentId, "viewer")
       const nowMs = yield* Clock.currentTimeMillis
       const buckets = bucketsOf(query, nowMs)
@@ -166,7 +165,7 @@ export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries"
       return { items: [...kept, ...open] }
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
-    return { series: (environmentId: EnvironmentId, query: SeriesQuery) => series(environmentId, query).pipe(Effect.catchTag("SqlError", Effect.die)) } as const
+    return { series: (environmentId: string, query: SeriesQuery) => series(environmentId, query).pipe(Effect.catchTag("SqlError", Effect.die)) } as const
   }),
   dependencies: [Policy.Default]
 }) {}

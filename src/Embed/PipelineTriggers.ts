@@ -10,7 +10,7 @@ import { ApiKeys } from "../ApiKeys/ApiKeys.js"
 import { type Actor, CurrentActor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { type Forbidden, NotFound, ValidationError } from "../Domain/Errors.js"
-import { EnvironmentId, RunId, TriggerId, WorkspaceId } from "../Domain/Ids.js"
+import { isUuid } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Schemas.js"
 import { type Run, type RunRow, type RunStatus, terminalStatuses, toRun } from "../Runs/Run.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
@@ -37,11 +37,11 @@ export interface EmbeddedEnvironment {
 }
 
 /** Ids reach this API as plain strings: one that is no id names nothing, as over HTTP. */
-const idOf = <A extends string>(id: Schema.Schema<A, string>, thing: string) => (value: string): Effect.Effect<A, NotFound> =>
-  Schema.decode(id)(value).pipe(Effect.mapError(() => NotFound.of(thing)))
-const environmentIdOf = idOf(EnvironmentId, "environment")
-const triggerIdOf = idOf(TriggerId, "trigger")
-const runIdOf = idOf(RunId, "run")
+const idOf = (thing: string) => (value: string): Effect.Effect<string, NotFound> =>
+  isUuid(value) ? Effect.succeed(value) : Effect.fail(NotFound.of(thing))
+const environmentIdOf = idOf("environment")
+const triggerIdOf = idOf("trigger")
+const runIdOf = idOf("run")
 
 /** Schema failures as the API's 400: every invalid field named. */
 const toValidationError = (error: ParseResult.ParseError): ValidationError => {
@@ -96,7 +96,7 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
         const actor = yield* principal
         const userId = actor._tag === "User" ? actor.userId : ""
         const workspace = yield* workspaces.create(userId, options.workspace ?? name)
-        const environment = yield* workspaces.createEnvironment(userId, WorkspaceId.make(workspace.id), name).pipe(Effect.orDie)
+        const environment = yield* workspaces.createEnvironment(userId, workspace.id, name).pipe(Effect.orDie)
         return { workspaceId: workspace.id, environmentId: environment.id, name }
       }).pipe(Effect.withSpan("PipelineTriggers.createEnvironment"))
 

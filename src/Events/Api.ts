@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
-import { EnvironmentId, pathId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 
 /** The SSE body, as the OpenAPI document shows it. */
 export const EventStream = Schema.String.pipe(
@@ -22,7 +22,7 @@ export class EventsApi extends HttpApiGroup.make("events")
           "(browsers' `EventSource` does on reconnecting) to resume after that event without loss; the history is " +
           "stored with the runs. A comment line every 15 s keeps proxies open. A client that does not keep up is " +
           "disconnected (it reconnects and resumes). Works with `curl -N` and `EventSource` (cookie).")
-      .setPath(Schema.Struct({ envId: pathId(EnvironmentId, "environment") }))
+      .setPath(Schema.Struct({ envId: pathId("environment") }))
       .setHeaders(Schema.Struct({ "last-event-id": Schema.optional(Schema.String) }))
       .addSuccess(EventStream)
       .addError(NotFound)

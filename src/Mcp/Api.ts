@@ -3,12 +3,11 @@ import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import { Forbidden, Unauthorized } from "../Domain/Errors.js"
 import { ErrorObject, Message, RequestId, Response } from "./JsonRpc.js"
-import type { EnvironmentId, TriggerId } from "../Domain/Ids.js"
 
 /** What a valid `mcp_` token grants: one live trigger, in its environment. */
 export interface McpGrant {
-  readonly triggerId: TriggerId
-  readonly environmentId: EnvironmentId
+  readonly triggerId: string
+  readonly environmentId: string
 }
 export class CurrentMcpGrant extends Context.Tag("Mcp/CurrentGrant")<CurrentMcpGrant, McpGrant>() {}
 

@@ -5,7 +5,6 @@ import * as Redacted from "effect/Redacted"
 import { sha256 } from "../Crypto/Tokens.js"
 import { Unauthorized } from "../Domain/Errors.js"
 import { McpAuthentication, type McpGrant } from "./Api.js"
-import { EnvironmentId, TriggerId } from "../Domain/Ids.js"
 
 /**
  * The token is looked up on every request, never cached: rotating it or
@@ -27,7 +26,7 @@ export const McpAuthenticationLive = Layer.effect(
           )
           const row = rows[0]
           if (row === undefined) return yield* Effect.fail(new Unauthorized({ error: "invalid MCP token" }))
-          return { triggerId: TriggerId.make(row.id), environmentId: EnvironmentId.make(row.environment_id) } satisfies McpGrant
+          return { triggerId: row.id, environmentId: row.environment_id } satisfies McpGrant
         })
     })
   })

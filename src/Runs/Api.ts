@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
-import { EnvironmentId, pathId, RunId, TriggerId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 import { inputJsonSchema, IsoTimestamp, Limit, Page, Payload } from "../Domain/Schemas.js"
 import { Run, RunStatus } from "./Run.js"
 import { RunDetail, RunEvent } from "./RunDetail.js"
@@ -36,9 +36,9 @@ export const IdempotencyHeaders = Schema.Struct({
   "idempotency-key": Schema.optional(IdempotencyKey)
 })
 
-const TriggerPath = Schema.Struct({ id: pathId(TriggerId, "trigger") })
-const EnvironmentPath = Schema.Struct({ envId: pathId(EnvironmentId, "environment") })
-const RunPath = Schema.Struct({ id: pathId(RunId, "run") })
+const TriggerPath = Schema.Struct({ id: pathId("trigger") })
+const EnvironmentPath = Schema.Struct({ envId: pathId("environment") })
+const RunPath = Schema.Struct({ id: pathId("run") })
 
 export class RunsApi extends HttpApiGroup.make("runs")
   .add(

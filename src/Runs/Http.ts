@@ -15,7 +15,6 @@ import { RunHistory } from "./RunHistory.js"
 import { RunRequests } from "./RunRequests.js"
 import { type Created, type RunFilter, RunsRepo } from "./RunsRepo.js"
 import { hotSpan } from "../Config/Tracing.js"
-import type { RunId, TriggerId } from "../Domain/Ids.js"
 
 const encodeRun = Schema.encode(Run)
 const HttpApiDecodeError = HttpApiError.HttpApiDecodeError
@@ -58,7 +57,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
     const history = yield* RunHistory
 
     // A run of an environment the caller cannot see is not found, as one that does not exist.
-    const visibleRun = (id: RunId) =>
+    const visibleRun = (id: string) =>
       Effect.gen(function*() {
         const run = yield* history.find(id)
         if (run === undefined) return yield* Effect.fail(NotFound.of("run"))
@@ -66,7 +65,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
         return run
       })
 
-    const liveTrigger = (id: TriggerId) =>
+    const liveTrigger = (id: string) =>
       Effect.flatMap(
         repo.findTrigger(id),
         (trigger) => trigger === undefined ? Effect.fail(NotFound.of("trigger")) : Effect.succeed(trigger)

@@ -5,7 +5,6 @@ import type { DeliveryRow } from "../Webhooks/DeliveriesRepo.js"
 import { WebhookDelivery } from "../Webhooks/Api.js"
 import type { RunDetail, RunEvent } from "./RunDetail.js"
 import type { RunEventReason } from "./RunTimeline.js"
-import type { RunId } from "../Domain/Ids.js"
 
 interface DetailRow extends RunRow {
   readonly trigger_name: string
@@ -25,7 +24,7 @@ export class RunHistory extends Effect.Service<RunHistory>()("Runs/History", {
     const sql = yield* SqlClient.SqlClient
 
     /** The run, or undefined. The caller checks the environment's policy. */
-    const find = (runId: RunId): Effect.Effect<RunRow | undefined> =>
+    const find = (runId: string): Effect.Effect<RunRow | undefined> =>
       sql<RunRow>`SELECT * FROM runs WHERE id = ${runId}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
 
     /** The run's transitions in the order they happened. */

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { WorkerAuthentication } from "../Auth/Security.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
-import { pathId, RunId, WorkerId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 import { costPattern } from "../Domain/Decimal.js"
 import { InputValue, IntParam, Payload } from "../Domain/Schemas.js"
 import { FaultClass, Run } from "../Runs/Run.js"
@@ -76,9 +76,9 @@ export const RejectedRun = Schema.Struct({
 
 const RunResponse = Schema.Struct({ run: Run })
 // Another worker's id (or no id at all) is "worker not found": a token sees only its own worker.
-const workerId = pathId(WorkerId, "worker")
+const workerId = pathId("worker")
 const WorkerPath = Schema.Struct({ id: workerId })
-const RunPath = Schema.Struct({ id: workerId, runId: pathId(RunId, "run") })
+const RunPath = Schema.Struct({ id: workerId, runId: pathId("run") })
 
 /** The worker protocol, all behind a `wkt_` bearer token. */
 export class WorkerApi extends HttpApiGroup.make("workerProtocol")

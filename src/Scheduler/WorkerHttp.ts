@@ -8,7 +8,7 @@ import { toWorker, WorkersRepo } from "../Workers/WorkersRepo.js"
 import * as Option from "effect/Option"
 import type { PolledRow } from "./Transitions.js"
 import { WorkerProtocol } from "./WorkerProtocol.js"
-import { isUuid, type RunId, type WorkerId } from "../Domain/Ids.js"
+import { isUuid } from "../Domain/Ids.js"
 
 const toPolled = (row: PolledRow) => ({
   ...toRun(row),
@@ -31,7 +31,7 @@ const ownWorker = (id: string) =>
   Effect.flatMap(CurrentWorker, (worker) =>
     worker.workerId === id.toLowerCase() ? Effect.succeed(worker) : Effect.fail(NotFound.of("worker")))
 
-const ownRun = (path: { readonly id: WorkerId; readonly runId: RunId }) =>
+const ownRun = (path: { readonly id: string; readonly runId: string }) =>
   Effect.flatMap(ownWorker(path.id), (worker) =>
     // The request's span (when tracing) names the run, so a run's worker calls can be found by its id.
     Effect.as(Effect.annotateCurrentSpan("runId", path.runId), { workerId: worker.workerId, runId: path.runId }))

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import { Authentication, UserAuthentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
-import { EnvironmentId, pathId, UserId, WorkspaceId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 import { Limit, Page, Payload, Role, Timestamp } from "../Domain/Schemas.js"
 
 /** Names are trimmed; blank, over 200 characters or containing NUL is a 400. */
@@ -50,11 +50,11 @@ export const PageParams = Schema.Struct({
 
 const NamePayload = Payload({ name: Name })
 
-const environmentId = pathId(EnvironmentId, "environment")
-const wsPath = Schema.Struct({ wsId: pathId(WorkspaceId, "workspace") })
+const environmentId = pathId("environment")
+const wsPath = Schema.Struct({ wsId: pathId("workspace") })
 const envPath = Schema.Struct({ id: environmentId })
 const membersPath = Schema.Struct({ envId: environmentId })
-const memberPath = Schema.Struct({ envId: environmentId, userId: pathId(UserId, "member") })
+const memberPath = Schema.Struct({ envId: environmentId, userId: pathId("member") })
 
 /** Workspace routes: session cookie only (an API key belongs to one environment, not a workspace). */
 export class WorkspacesApi extends HttpApiGroup.make("workspaces")

@@ -5,7 +5,7 @@ import { AuditLog } from "../Audit/AuditLog.js"
 import { Conflict, Forbidden, NotFound, ValidationError } from "../Domain/Errors.js"
 import type { Role } from "../Domain/Schemas.js"
 import type { Member } from "./Api.js"
-import { isUuid, type UserId } from "../Domain/Ids.js"
+import { isUuid } from "../Domain/Ids.js"
 
 interface MemberRow {
   readonly user_id: string
@@ -103,7 +103,7 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
         return yield* findOne(environmentId, userId)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Members.add"))
 
-    const changeRole = (actor: Actor, environmentId: string, userId: UserId, role: Role): Effect.Effect<Member, NotFound | Forbidden | Conflict> =>
+    const changeRole = (actor: Actor, environmentId: string, userId: string, role: Role): Effect.Effect<Member, NotFound | Forbidden | Conflict> =>
       Effect.gen(function*() {
         const locked = yield* lockRoles(environmentId, actor)
         // The map is keyed by the database's lower-case spelling of the id.
@@ -126,7 +126,7 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
         return yield* findOne(environmentId, userId)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Members.changeRole"))
 
-    const remove = (actor: Actor, environmentId: string, userId: UserId): Effect.Effect<void, NotFound | Forbidden | Conflict> =>
+    const remove = (actor: Actor, environmentId: string, userId: string): Effect.Effect<void, NotFound | Forbidden | Conflict> =>
       Effect.gen(function*() {
         const locked = yield* lockRoles(environmentId, actor)
         // The map is keyed by the database's lower-case spelling of the id.

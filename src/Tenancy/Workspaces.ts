@@ -4,7 +4,6 @@ import { uuidv7 } from "../Crypto/Ids.js"
 import { Forbidden, NotFound, type ValidationError } from "../Domain/Errors.js"
 import { decodeCursor, page } from "../Domain/Pagination.js"
 import type { Environment, Workspace } from "./Api.js"
-import type { WorkspaceId } from "../Domain/Ids.js"
 
 export interface EnvironmentRow {
   readonly id: string
@@ -73,7 +72,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
       }).pipe(Effect.withSpan("Workspaces.list"))
 
     /** The workspace's owner when the user can see it; 404 otherwise. */
-    const requireVisible = (userId: string, workspaceId: WorkspaceId): Effect.Effect<{ ownerId: string }, NotFound> =>
+    const requireVisible = (userId: string, workspaceId: string): Effect.Effect<{ ownerId: string }, NotFound> =>
       Effect.gen(function*() {
         const rows = yield* sql<{ owner_id: string }>`
           SELECT w.owner_id FROM workspaces w WHERE w.id = ${workspaceId} AND ${visibleTo(userId)}`.pipe(Effect.orDie)
@@ -85,7 +84,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
     /** Only the workspace owner creates environments; the creator becomes the environment's first owner. */
     const createEnvironment = (
       userId: string,
-      workspaceId: WorkspaceId,
+      workspaceId: string,
       name: string
     ): Effect.Effect<Environment, NotFound | Forbidden> =>
       Effect.gen(function*() {
@@ -106,7 +105,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
     /** The environments of the workspace the user is a member of (owning the workspace alone grants none). */
     const listEnvironments = (
       userId: string,
-      workspaceId: WorkspaceId,
+      workspaceId: string,
       cursor: string | undefined,
       limit: number
     ): Effect.Effect<PageOf<Environment>, NotFound | ValidationError> =>

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
-import { EnvironmentId, pathId, TriggerId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 import { InputValue, inputJsonSchema, Limit, Page, Payload } from "../Domain/Schemas.js"
 import { Schedule, ScheduleInput } from "./Schedule.js"
 
@@ -124,8 +124,8 @@ export const PatchTrigger = Payload({
   schedule: Schema.optional(Schema.NullOr(ScheduleInput))
 })
 
-const EnvironmentPath = Schema.Struct({ envId: pathId(EnvironmentId, "environment") })
-const TriggerPath = Schema.Struct({ id: pathId(TriggerId, "trigger") })
+const EnvironmentPath = Schema.Struct({ envId: pathId("environment") })
+const TriggerPath = Schema.Struct({ id: pathId("trigger") })
 
 export const ListTriggersParams = Schema.Struct({
   cursor: Schema.optional(Schema.String),

@@ -16,7 +16,6 @@ import { type CreateTrigger, type PatchTrigger, Trigger } from "./Api.js"
 import * as Schedule from "./Schedule.js"
 import { schedulesChannel } from "./ScheduleSignal.js"
 import { type TriggerChanges, type TriggerRow, TriggersRepo } from "./TriggersRepo.js"
-import type { EnvironmentId, TriggerId } from "../Domain/Ids.js"
 
 export const toTrigger = (row: TriggerRow): Trigger =>
   new Trigger({
@@ -108,7 +107,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
      */
     const scheduleChanged = (triggerId: string) => sql`SELECT pg_notify(${schedulesChannel}, ${triggerId})`
 
-    const requireEnvironment = (environmentId: EnvironmentId, min: Role) => policy.requireRole(environmentId, min)
+    const requireEnvironment = (environmentId: string, min: Role) => policy.requireRole(environmentId, min)
 
     /** A pinned worker must belong to the trigger's own environment. */
     const checkWorker = (environmentId: string, workerId: string | null): Effect.Effect<void, ValidationError> =>
@@ -129,7 +128,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
     const sealed = (secret: string | null | undefined): string | null =>
       secret === null || secret === undefined || secret.length === 0 ? null : box.seal(secret)
 
-    const create = Effect.fn("Triggers.create")(function*(environmentId: EnvironmentId, input: Create) {
+    const create = Effect.fn("Triggers.create")(function*(environmentId: string, input: Create) {
       yield* requireEnvironment(environmentId, "admin")
       const workerId = input.workerId ?? null
       yield* checkWorker(environmentId, workerId)
@@ -169,11 +168,11 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       return toTrigger(row)
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
-    const get = (id: TriggerId): Effect.Effect<Trigger, NotFound | Forbidden, CurrentActor> =>
+    const get = (id: string): Effect.Effect<Trigger, NotFound | Forbidden, CurrentActor> =>
       Effect.map(repo.findVisible(id, "viewer"), toTrigger)
 
     const list = Effect.fn("Triggers.list")(function*(
-      environmentId: EnvironmentId,
+      environmentId: string,
       params: { readonly cursor?: string | undefined; readonly limit?: number | undefined; readonly workerId?: string | undefined }
     ) {
       yield* requireEnvironment(environmentId, "viewer")
@@ -184,7 +183,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       return { items: result.items.map(toTrigger), nextCursor: result.nextCursor }
     })
 
-    const update = Effect.fn("Triggers.update")(function*(id: TriggerId, patch: Patch) {
+    const update = Effect.fn("Triggers.update")(function*(id: string, patch: Patch) {
       const current = yield* repo.findVisible(id, "admin")
       if (patch.workerId !== undefined) yield* checkWorker(current.environment_id, patch.workerId)
       yield* checkUrl(patch.webhookUrl)
@@ -240,7 +239,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       return toTrigger(row)
     }, (effect, id) => Effect.annotateLogs(effect, { triggerId: id }))
 
-    const remove = Effect.fn("Triggers.remove")(function*(id: TriggerId) {
+    const remove = Effect.fn("Triggers.remove")(function*(id: string) {
       const current = yield* repo.findVisible(id, "admin")
       const actor = yield* CurrentActor
       yield* sql.withTransaction(Effect.gen(function*() {
@@ -264,7 +263,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
     }, (effect, id) => Effect.annotateLogs(effect, { triggerId: id }))
 
     /** A new `mcp_` token; only its SHA-256 is stored, so the previous one stops working at once. */
-    const rotateMcpToken = Effect.fn("Triggers.rotateMcpToken")(function*(id: TriggerId) {
+    const rotateMcpToken = Effect.fn("Triggers.rotateMcpToken")(function*(id: string) {
       const current = yield* repo.findVisible(id, "admin")
       const actor = yield* CurrentActor
       const token = generate("mcp")

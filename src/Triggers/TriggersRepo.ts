@@ -6,7 +6,6 @@ import type { Forbidden } from "../Domain/Errors.js"
 import { NotFound } from "../Domain/Errors.js"
 import type { Role } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
-import type { TriggerId } from "../Domain/Ids.js"
 
 /** A row of `triggers`, as every query here selects it. */
 export interface TriggerRow {
@@ -60,7 +59,7 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
     const policy = yield* Policy
 
     /** The trigger when it exists and is not deleted; no access check. */
-    const findActive = (id: TriggerId): Effect.Effect<Option.Option<TriggerRow>> =>
+    const findActive = (id: string): Effect.Effect<Option.Option<TriggerRow>> =>
       sql<TriggerRow>`SELECT * FROM triggers WHERE id = ${id} AND deleted_at IS NULL`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie,
@@ -72,7 +71,7 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
      * `min` in its environment: 404 when missing, deleted or not visible, 403
      * when visible but below the role.
      */
-    const findVisible = (id: TriggerId, min: Role): Effect.Effect<TriggerRow, NotFound | Forbidden, CurrentActor> =>
+    const findVisible = (id: string, min: Role): Effect.Effect<TriggerRow, NotFound | Forbidden, CurrentActor> =>
       Effect.gen(function*() {
         const row = yield* findActive(id)
         if (Option.isNone(row)) return yield* Effect.fail(NotFound.of("trigger"))

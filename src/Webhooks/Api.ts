@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
-import { pathId, RunId, TriggerId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 import { Limit, Page, Timestamp } from "../Domain/Schemas.js"
 
 /** What started a delivery: the run's terminal transition, or an operator's redelivery. */
@@ -33,8 +33,8 @@ export class PendingDelivery extends Schema.Class<PendingDelivery>("PendingDeliv
   trigger: DeliveryTrigger
 }) {}
 
-const TriggerPath = Schema.Struct({ id: pathId(TriggerId, "trigger") })
-const RunPath = Schema.Struct({ id: pathId(RunId, "run") })
+const TriggerPath = Schema.Struct({ id: pathId("trigger") })
+const RunPath = Schema.Struct({ id: pathId("run") })
 
 export const ListDeliveriesParams = Schema.Struct({
   cursor: Schema.optional(Schema.String),

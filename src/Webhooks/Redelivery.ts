@@ -6,7 +6,6 @@ import { CurrentActor } from "../Auth/Security.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { DeliveriesRepo } from "./DeliveriesRepo.js"
-import type { RunId } from "../Domain/Ids.js"
 
 const notTerminal = new Conflict({ error: "the run has not ended: its webhook is sent when it does" })
 const pending = new Conflict({ error: "a delivery of this run's webhook is still pending" })
@@ -27,7 +26,7 @@ export class Redelivery extends Effect.Service<Redelivery>()("Webhooks/Redeliver
      * operator+ on the run's environment. The outbox row and the audit record
      * commit together; the row is announced at that commit.
      */
-    const redeliver = Effect.fn("Webhooks.redeliver")(function*(runId: RunId) {
+    const redeliver = Effect.fn("Webhooks.redeliver")(function*(runId: string) {
       const run = yield* repo.runForRedelivery(runId).pipe(Effect.orDie)
       if (Option.isNone(run)) return yield* Effect.fail(NotFound.of("run"))
       yield* policy.requireRole(run.value.environment_id, "operator", "run")

@@ -10,7 +10,6 @@ import type { PipelineClient } from "../Client.js"
 import { ValidationError } from "../Domain/Errors.js"
 import { fatalUnauthorized, WorkerUnauthorized } from "./Errors.js"
 import { describe, retryTransient } from "./Transient.js"
-import type { WorkerId } from "../Domain/Ids.js"
 
 /** What `complete` sends for one run (the body of `POST .../runs/{runId}/complete`). */
 export type CompletePayload = Parameters<PipelineClient["workerProtocol"]["complete"]>[0]["payload"]
@@ -44,7 +43,7 @@ export const maxBatch = 100
  */
 export const make = (
   client: PipelineClient,
-  workerId: WorkerId,
+  workerId: string,
   retries: Schedule.Schedule<unknown, unknown>,
   single: (runId: string, payload: CompletePayload) => Effect.Effect<boolean, WorkerUnauthorized>
 ): Effect.Effect<Completions, never, Scope.Scope> =>

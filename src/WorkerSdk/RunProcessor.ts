@@ -11,7 +11,6 @@ import type { CompletePayload, Completions } from "./Completions.js"
 import { fatalUnauthorized, WorkerUnauthorized } from "./Errors.js"
 import { describe, retryTransient } from "./Transient.js"
 import type { RunResult, WorkerOptions, WorkerRun } from "./Types.js"
-import { RunId, type WorkerId } from "../Domain/Ids.js"
 
 /**
  * One run on the worker's side: claim (unless the poll claimed it), start,
@@ -91,7 +90,7 @@ export const completeRetries = (schedule: Schedule.Schedule<unknown, unknown>) =
 
 export const makeRunProcessor = <E, R>(
   client: PipelineClient,
-  workerId: WorkerId,
+  workerId: string,
   options: WorkerOptions<E, R>,
   fraction: number,
   schedule: Schedule.Schedule<unknown, unknown>,
@@ -103,7 +102,7 @@ export const makeRunProcessor = <E, R>(
   /** Completes when the worker's poll reports a cancel request for this run (the heartbeat reports it too). */
   cancelRequested: Effect.Effect<void> = Effect.never
 ): Effect.Effect<void, WorkerUnauthorized, R> => {
-  const path = { id: workerId, runId: RunId.make(run.id) }
+  const path = { id: workerId, runId: run.id }
   // At shutdown a run completes on its own with a short retry schedule, never waiting behind a batch.
   const complete = (result: RunResult, retries?: Schedule.Schedule<unknown, unknown>) => {
     // A malformed cost would fail the request's encoding, and so the whole

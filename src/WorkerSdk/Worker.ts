@@ -8,7 +8,6 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { makeClient } from "../Client.js"
 import { NotFound } from "../Domain/Errors.js"
-import { RunId, WorkerId } from "../Domain/Ids.js"
 import { awaitService, register, validateBaseUrl } from "./Connect.js"
 import { fatalUnauthorized, WorkerConfigError, type WorkerError, type WorkerRegistrationError, WorkerUnauthorized } from "./Errors.js"
 import * as Completions from "./Completions.js"
@@ -45,15 +44,14 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
 
     yield* awaitService(url, schedule)
     const credentials = yield* resolveCredentials(url, options, schedule)
-    // Not checked here: the service answers a malformed id 404 like another worker's, which is reported below.
-    const workerId = WorkerId.make(credentials.workerId, { disableValidation: true })
+    const workerId = credentials.workerId
     const client = yield* makeClient(url, { bearer: credentials.token })
 
     // Fast workers batch their completes. Made before the in-flight set, so at
     // shutdown its sender stops after the last run has completed through it.
     const completions = options.claimOnPoll === true
       ? yield* Completions.make(client, workerId, completeRetries(schedule), (runId, payload) =>
-        transition(client.workerProtocol.complete({ path: { id: workerId, runId: RunId.make(runId) }, payload }), "completing the run", completeRetries(schedule)))
+        transition(client.workerProtocol.complete({ path: { id: workerId, runId }, payload }), "completing the run", completeRetries(schedule)))
       : undefined
 
     const active = yield* SubscriptionRef.make(0)

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import { Authentication } from "../Auth/Security.js"
 import { Forbidden, NotFound, Unauthorized } from "../Domain/Errors.js"
-import { EnvironmentId, pathId, WorkerId, WorkspaceId } from "../Domain/Ids.js"
+import { pathId } from "../Domain/Ids.js"
 import { Limit, Page, Payload } from "../Domain/Schemas.js"
 import { StorableText } from "../Triggers/Api.js"
 
@@ -56,7 +56,7 @@ export const UpdateWorker = Payload({
 ))
 
 // A worker outside the workspace is not found, so a malformed workspace segment names no worker either.
-const WorkerPath = Schema.Struct({ wsId: pathId(WorkspaceId, "worker"), workerId: pathId(WorkerId, "worker") })
+const WorkerPath = Schema.Struct({ wsId: pathId("worker"), workerId: pathId("worker") })
 
 export class WorkersApi extends HttpApiGroup.make("workers")
   .add(
@@ -71,7 +71,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
     HttpApiEndpoint.get("listEnvironment", "/environments/:envId/workers")
       .annotate(OpenApi.Summary, "List an environment's workers")
       .annotate(OpenApi.Description, "viewer or higher; `status=online|offline` filters by whether the worker was seen within the offline threshold.")
-      .setPath(Schema.Struct({ envId: pathId(EnvironmentId, "environment") }))
+      .setPath(Schema.Struct({ envId: pathId("environment") }))
       .setUrlParams(ListWorkersParams)
       .addSuccess(Page(Worker))
       .addError(NotFound)
@@ -82,7 +82,7 @@ export class WorkersApi extends HttpApiGroup.make("workers")
     HttpApiEndpoint.get("listWorkspace", "/workspaces/:wsId/workers")
       .annotate(OpenApi.Summary, "List a workspace's workers")
       .annotate(OpenApi.Description, "Workers of every environment of the workspace the caller may see (viewer or higher there).")
-      .setPath(Schema.Struct({ wsId: pathId(WorkspaceId, "workspace") }))
+      .setPath(Schema.Struct({ wsId: pathId("workspace") }))
       .setUrlParams(ListWorkersParams)
       .addSuccess(Page(Worker))
       .addError(NotFound)

@@ -10,7 +10,6 @@ import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { toWorker, type WorkerStatus, WorkersRepo } from "./WorkersRepo.js"
 import { workerRevokedChannel } from "../Auth/WorkerTokenTrust.js"
-import type { EnvironmentId, WorkerId, WorkspaceId } from "../Domain/Ids.js"
 
 const invalidRegistration = new Unauthorized({ error: "invalid or already used registration token" })
 
@@ -62,7 +61,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       return { worker: toWorker(row), token }
     })
 
-    const listEnvironment = Effect.fn("Workers.listEnvironment")(function*(environmentId: EnvironmentId, params: ListParams) {
+    const listEnvironment = Effect.fn("Workers.listEnvironment")(function*(environmentId: string, params: ListParams) {
       yield* policy.requireRole(environmentId, "viewer")
       const after = yield* decodeCursor(params.cursor)
       const limit = params.limit ?? defaultLimit
@@ -75,7 +74,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
      * Every environment of the workspace where the caller is viewer+; a `pwk_`
      * key sees only its own environment. A workspace the caller cannot see is 404.
      */
-    const listWorkspace = Effect.fn("Workers.listWorkspace")(function*(workspaceId: WorkspaceId, params: ListParams) {
+    const listWorkspace = Effect.fn("Workers.listWorkspace")(function*(workspaceId: string, params: ListParams) {
       const notFound = NotFound.of("workspace")
       const actor = yield* CurrentActor
       const after = yield* decodeCursor(params.cursor)
@@ -95,7 +94,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
     })
 
     /** The worker, when the caller is admin+ on its environment; outside the workspace, or revoked, it is 404. */
-    const administered = (workspaceId: WorkspaceId, workerId: WorkerId) =>
+    const administered = (workspaceId: string, workerId: string) =>
       Effect.gen(function*() {
         const found = yield* repo.findInWorkspace(workspaceId, workerId)
         if (Option.isNone(found)) return yield* Effect.fail(NotFound.of("worker"))
@@ -109,8 +108,8 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
      * change is audited with the mutation.
      */
     const update = Effect.fn("Workers.update")(function*(
-      workspaceId: WorkspaceId,
-      workerId: WorkerId,
+      workspaceId: string,
+      workerId: string,
       change: { readonly label?: string | undefined; readonly draining?: boolean | undefined }
     ) {
       const found = yield* administered(workspaceId, workerId)
@@ -143,7 +142,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
      * it from its trust cache. Moving its runs is the scheduler's part
      * (`Scheduler/Revocation`). Answers the revoked worker.
      */
-    const revoke = Effect.fn("Workers.revoke")(function*(workspaceId: WorkspaceId, workerId: WorkerId) {
+    const revoke = Effect.fn("Workers.revoke")(function*(workspaceId: string, workerId: string) {
       const found = yield* administered(workspaceId, workerId)
       const actor = yield* CurrentActor
       const row = yield* sql.withTransaction(Effect.gen(function*() {

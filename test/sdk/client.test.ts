@@ -1,6 +1,6 @@
 import { expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { identify, makeClient, NotFound, TriggerId, Unauthorized, WorkerUnauthorized } from "../../src/index.js"
+import { identify, makeClient, NotFound, Unauthorized, WorkerUnauthorized } from "../../src/index.js"
 import { createTrigger, mintApiKey, registerWorker, setupEnvironment } from "../support/Fixtures.js"
 import { call, layer, origin } from "../support/TestApp.js"
 import { fetchLayer, serverUrl } from "./support.js"
@@ -16,16 +16,16 @@ withLayer(layer(), { excludeTestServices: true })("typed client", (it) => {
       const key = yield* mintApiKey(env, "operator")
       const client = yield* makeClient(baseUrl, { bearer: key }).pipe(Effect.provide(fetchLayer))
 
-      const run = yield* client.runs.requestRun({ path: { id: TriggerId.make(trigger.id) }, headers: {}, payload: {} })
+      const run = yield* client.runs.requestRun({ path: { id: trigger.id }, headers: {}, payload: {} })
       expect(run).toMatchObject({ triggerId: trigger.id, status: "queued", input: { a: 1 } })
-      const page = yield* client.runs.listTriggerRuns({ path: { id: TriggerId.make(trigger.id) }, urlParams: {} })
+      const page = yield* client.runs.listTriggerRuns({ path: { id: trigger.id }, urlParams: {} })
       expect(page.items.map((r) => r.id)).toEqual([run.id])
 
-      const missing = yield* client.triggers.get({ path: { id: TriggerId.make("01a2059a-8d10-7335-b62e-f1db70327ba4") } }).pipe(Effect.flip)
+      const missing = yield* client.triggers.get({ path: { id: "01a2059a-8d10-7335-b62e-f1db70327ba4" } }).pipe(Effect.flip)
       expect(missing).toBeInstanceOf(NotFound)
 
       const anonymous = yield* makeClient(baseUrl).pipe(Effect.provide(fetchLayer))
-      const refused = yield* anonymous.triggers.get({ path: { id: TriggerId.make(trigger.id) } }).pipe(Effect.flip)
+      const refused = yield* anonymous.triggers.get({ path: { id: trigger.id } }).pipe(Effect.flip)
       expect(refused).toBeInstanceOf(Unauthorized)
     }))
 
