@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "../Db/Schema.js"
 import { DevSecrets } from "./DevSecrets.js"
+import { tunableDefaults } from "./Defaults.js"
 
 /**
  * Everything the service reads from its environment. The names and defaults
@@ -96,16 +97,16 @@ export const config = Effect.gen(function*() {
     Config.withDefault(false)
   )
   const workerOfflineAfterSeconds = yield* Config.integer("WORKER_OFFLINE_AFTER_SECONDS").pipe(
-    Config.withDefault(30)
+    Config.withDefault(tunableDefaults.workerOfflineAfterSeconds)
   )
-  const claimTimeoutSeconds = yield* Config.integer("CLAIM_TIMEOUT_SECONDS").pipe(Config.withDefault(30))
+  const claimTimeoutSeconds = yield* Config.integer("CLAIM_TIMEOUT_SECONDS").pipe(Config.withDefault(tunableDefaults.claimTimeoutSeconds))
   const cancelGraceSeconds = yield* Config.integer("CANCEL_GRACE_SECONDS").pipe(
-    Config.withDefault(30),
+    Config.withDefault(tunableDefaults.cancelGraceSeconds),
     Config.withDescription("seconds a cancelled claimed or running run stays with its worker")
   )
-  const webhookConcurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(64))
-  const webhookLeaseSeconds = yield* Config.integer("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(30))
-  const shutdownTimeoutSeconds = yield* Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10))
+  const webhookConcurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(tunableDefaults.webhookConcurrency))
+  const webhookLeaseSeconds = yield* Config.integer("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(tunableDefaults.webhookLeaseSeconds))
+  const shutdownTimeoutSeconds = yield* Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(tunableDefaults.shutdownTimeoutSeconds))
 
   const secretsMissing = Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt)
   if (production && secretsMissing) {
@@ -179,11 +180,6 @@ export const layerWith = (
     cookieSecure: false,
     production: false,
     webhookAllowPrivateNetworks: false,
-    workerOfflineAfterSeconds: 30,
-    claimTimeoutSeconds: 30,
-    cancelGraceSeconds: 30,
-    webhookConcurrency: 64,
-    webhookLeaseSeconds: 30,
-    shutdownTimeoutSeconds: 10,
+    ...tunableDefaults,
     ...overrides
   })

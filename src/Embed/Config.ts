@@ -6,6 +6,7 @@ import type * as Redacted from "effect/Redacted"
 import { AppConfig, layerWith as appConfigWith } from "../Config/AppConfig.js"
 import { DevSecrets } from "../Config/DevSecrets.js"
 import * as Schema from "../Db/Schema.js"
+import { tunableDefaults } from "../Config/Defaults.js"
 
 /**
  * Settings of the embedded scheduler. Every field has a default in
@@ -52,10 +53,10 @@ export class PipelineTriggersConfig extends Context.Tag("PipelineTriggers/Config
     secretsKey: Option.none(),
     jwtSecret: Option.none(),
     publicUrl: "http://localhost:3000",
-    claimTimeoutSeconds: 30,
-    workerOfflineAfterSeconds: 30,
+    claimTimeoutSeconds: tunableDefaults.claimTimeoutSeconds,
+    workerOfflineAfterSeconds: tunableDefaults.workerOfflineAfterSeconds,
     webhookAllowPrivateNetworks: false,
-    webhookConcurrency: 64,
+    webhookConcurrency: tunableDefaults.webhookConcurrency,
     principalEmail: "embedded@pipeline-triggers.local"
   }
 }

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../Config/AppConfig.js"
+import { tunableDefaults } from "../Config/Defaults.js"
 
 /**
  * Tuning of the scheduler core. An embedding program provides it with
@@ -46,14 +47,14 @@ export interface SchedulerConfigShape {
 
 export class SchedulerConfig extends Context.Tag("Scheduler/Config")<SchedulerConfig, SchedulerConfigShape>() {
   static readonly defaults: SchedulerConfigShape = {
-    claimTimeoutSeconds: 30,
-    workerOfflineAfterSeconds: 30,
+    claimTimeoutSeconds: tunableDefaults.claimTimeoutSeconds,
+    workerOfflineAfterSeconds: tunableDefaults.workerOfflineAfterSeconds,
     sweepIntervalMillis: 1000,
     sweepHorizonMillis: 5000,
     batchSize: 500,
     maxAssignedPerWorker: 100,
     activeWorkerSeconds: 5,
-    cancelGraceSeconds: 30
+    cancelGraceSeconds: tunableDefaults.cancelGraceSeconds
   }
 }
 

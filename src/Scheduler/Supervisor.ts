@@ -204,9 +204,9 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
      *
      * The caller that starts a pass waits for that one pass only: the extra
      * passes others ask for meanwhile run in a background fiber. Looping in
-     * the caller kept one poll (or run request) busy for as long as requests
-     * kept arriving: under steady load a worker's poll hung ~24 s and every run
-     * assigned to it waited that long.
+     * the caller would keep one poll (or run request) busy for as long as
+     * requests keep arriving, and every run assigned to that worker would wait
+     * as long.
      */
     const assignAndWatch = (environmentId?: string): Effect.Effect<ReadonlyArray<Deadline>> =>
       Effect.suspend(() => {
