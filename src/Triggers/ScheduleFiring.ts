@@ -1,8 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
@@ -146,13 +148,26 @@ export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/S
     )
 
     // A schedule set, changed or removed on any instance (this one included) re-arms the fiber.
+    const listening = yield* Deferred.make<void>()
     yield* notifications.listen(schedulesChannel).pipe(
-      Stream.runForEach(() => Queue.offer(changed, undefined)),
+      Stream.runForEach(() => Effect.zipRight(Deferred.succeed(listening, undefined), Queue.offer(changed, undefined))),
       Effect.tapErrorCause((cause) => Effect.logWarning("LISTEN for schedule changes failed; retrying", cause)),
       Effect.retry(Schedule.spaced("1 second")),
       Effect.forkScoped
     )
-    yield* loop.pipe(Effect.interruptible, Effect.forkScoped)
+    // LISTEN starts on a connection of its own, asynchronously: a change announced
+    // before it is live would be missed until the next wake-up (up to
+    // maxSleepMillis). So the fiber announces on the channel itself until its own
+    // notice comes back, and only then reads the schedules: every change after that
+    // read reaches it. At most 5 s of real time (the test clock must not stall a
+    // start), then it goes on and relies on maxSleepMillis.
+    const awaitListening = notifications.notify(schedulesChannel, "listening").pipe(
+      Effect.ignore,
+      Effect.zipRight(Effect.timeoutOption(Deferred.await(listening), "100 millis")),
+      Effect.repeat({ until: Option.isSome, times: 50 }),
+      Effect.withClock(Clock.make())
+    )
+    yield* awaitListening.pipe(Effect.zipRight(loop), Effect.interruptible, Effect.forkScoped)
     return {} as const
   })
 }) {}
