@@ -258,7 +258,8 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await edit.getByLabel("Time zone", { exact: true }).fill("Europe/Berlin")
           await edit.getByRole("button", { name: "Save changes" }).click()
           await page.getByText("Trigger \"nightly build\" saved.").waitFor()
-          expect(await page.locator(".facts").textContent()).toContain("Automatic retries1")
+          // The message comes first; the page is then read again and drawn anew.
+          await expect.poll(() => page.locator(".facts").textContent(), { timeout: 30_000 }).toContain("Automatic retries1")
           expect(await page.locator(".facts").textContent()).toContain("Schedule0 0 29 2 * (Europe/Berlin)")
           // The next tick: midnight in Berlin on 29 February, as the server computed it.
           const nextRun = page.locator(".facts dt", { hasText: "Next run" }).locator("xpath=following-sibling::dd[1]")
