@@ -175,7 +175,7 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
 
           const row = page.locator("tr[data-run]").first()
           await expect.poll(() => row.getAttribute("data-status"), { timeout: 60_000 }).toBe("running")
-          expect(await page.getByText("No runs match these filters.").count()).toBe(0)
+          await expect.poll(() => page.getByText("No runs match these filters.").count(), { timeout: 30_000 }).toBe(0)
           // Marks this very element: if the table were redrawn, the mark would be gone.
           await row.evaluate((tr) => tr.setAttribute("data-mark", "first seen running"))
           await Effect.runPromise(Deferred.succeed(gate, undefined))
@@ -319,7 +319,7 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await dialog.getByRole("button", { name: "Cancel run" }).click()
           await expect.poll(() => page.locator(".run-status").textContent(), { timeout: 60_000 }).toContain("cancelled")
           expect(await page.getByRole("status").filter({ hasText: /Cancel requested|Run cancelled/ }).count()).toBe(1)
-          expect(await page.getByRole("button", { name: "Cancel run" }).count()).toBe(0)
+          await expect.poll(() => page.getByRole("button", { name: "Cancel run" }).count(), { timeout: 30_000 }).toBe(0)
           expect(await page.getByLabel("Error message", { exact: true }).textContent()).toBe("cancelled: the handler was interrupted")
           const steps = await page.getByRole("list", { name: "Timeline" }).getByRole("listitem").allTextContents()
           expect(steps.at(-1)).toMatch(/cancelled/)
@@ -371,7 +371,8 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("button", { name: "Delete deploy script" }).click()
           await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click()
           await page.getByText("\"deploy script\" deleted.").waitFor()
-          expect(await page.getByRole("row").filter({ hasText: "deploy script" }).count()).toBe(0)
+          // The message comes first; the list is then read again and drawn anew.
+          await expect.poll(() => page.getByRole("row").filter({ hasText: "deploy script" }).count(), { timeout: 30_000 }).toBe(0)
 
           await create.getByLabel("Name", { exact: true }).fill("admin script")
           await create.getByLabel("Role", { exact: true }).selectOption("admin")
@@ -397,7 +398,7 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("button", { name: "Revoke build box" }).click()
           await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click()
           await expect.poll(() => page.getByRole("row").filter({ hasText: "build box" }).textContent(), { timeout: 30_000 }).toContain("revoked")
-          expect(await page.getByRole("button", { name: "Drain build box" }).count()).toBe(0)
+          await expect.poll(() => page.getByRole("button", { name: "Drain build box" }).count(), { timeout: 30_000 }).toBe(0)
           await nav(page, "Audit log")
           await page.getByRole("row").filter({ hasText: "worker.revoked" }).waitFor()
         })
