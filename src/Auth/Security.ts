@@ -30,21 +30,21 @@ const cookie = HttpApiSecurity.apiKey({ in: "cookie", key: "auth_token" })
 
 /** Environment-scoped routes: a `pwk_` bearer key, or the session cookie. */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Auth/Authentication", {
-  failure: Schema.Union(Unauthorized, Forbidden),
+  failure: Schema.Union(Unauthorized.wire, Forbidden.wire),
   provides: CurrentActor,
   security: { bearer: HttpApiSecurity.bearer, cookie }
 }) {}
 
 /** Account routes (workspaces, auth/me, lookup): the session cookie only. */
 export class UserAuthentication extends HttpApiMiddleware.Tag<UserAuthentication>()("Auth/UserAuthentication", {
-  failure: Schema.Union(Unauthorized, Forbidden),
+  failure: Schema.Union(Unauthorized.wire, Forbidden.wire),
   provides: CurrentActor,
   security: { cookie }
 }) {}
 
 /** Worker protocol routes: a `wkt_` bearer token. */
 export class WorkerAuthentication extends HttpApiMiddleware.Tag<WorkerAuthentication>()("Auth/WorkerAuthentication", {
-  failure: Unauthorized,
+  failure: Unauthorized.wire,
   provides: CurrentWorker,
   security: { bearer: HttpApiSecurity.bearer }
 }) {}

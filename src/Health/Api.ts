@@ -8,7 +8,7 @@ export class HealthApi extends HttpApiGroup.make("health")
       .annotate(OpenApi.Summary, "Health check")
       .annotate(OpenApi.Description, "Answers `{status: \"ok\"}` once the database answers a query, else 503. No authentication.")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ok") }))
-      .addError(ServiceUnavailable)
+      .addError(ServiceUnavailable.wire)
   )
   .add(
     // Liveness: the process answers. Nothing else is checked, so a database outage never restarts it.
@@ -23,6 +23,6 @@ export class HealthApi extends HttpApiGroup.make("health")
       .annotate(OpenApi.Summary, "Readiness probe")
       .annotate(OpenApi.Description, "Answers `{status: \"ready\"}` when the database answers, this build's migrations are applied and no shutdown has begun (SIGTERM flips it to 503 before the port closes); else 503 naming why. Also at `/health/ready`. No authentication.")
       .addSuccess(Schema.Struct({ status: Schema.Literal("ready") }))
-      .addError(ServiceUnavailable)
+      .addError(ServiceUnavailable.wire)
   )
 {}

@@ -11,15 +11,16 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import {
   BadRequest,
-  errorClasses,
   InternalError,
   NotFound,
   PayloadTooLarge,
   ServiceUnavailable,
-  ValidationError
+  ValidationError,
+  wireByTag
 } from "../Domain/Errors.js"
 import { notFoundMessage } from "../Domain/Ids.js"
 
@@ -70,18 +71,21 @@ const isBodyTooLarge = (defect: unknown): boolean => {
 }
 
 /**
- * Our error classes are rendered here rather than by the builder's encoder:
- * they share one shape (`{error}`), which a schema union cannot tell apart,
- * so the status comes from the instance's own class.
+ * Our errors are rendered here rather than by the builder's encoder: they
+ * share one shape (`{error}`), which a schema union cannot tell apart, so the
+ * error's tag picks its wire schema (and so its status). Encoding checks the
+ * value is an instance of that class: another error that merely carries the
+ * same tag is not ours.
  */
 const render = (error: unknown): Option.Option<HttpServerResponse.HttpServerResponse> => {
-  for (const ErrorClass of errorClasses) {
-    if (error instanceof ErrorClass) {
-      const body = Schema.encodeSync(ErrorClass as Schema.Schema<unknown, unknown>)(error)
-      return Option.some(HttpServerResponse.unsafeJson(body, { status: HttpApiSchema.getStatusErrorAST(ErrorClass.ast) }))
-    }
+  if (!Predicate.hasProperty(error, "_tag") || typeof error._tag !== "string" || !Object.hasOwn(wireByTag, error._tag)) {
+    return Option.none()
   }
-  return Option.none()
+  const schema = wireByTag[error._tag as keyof typeof wireByTag] as Schema.Schema<unknown, unknown>
+  return Option.map(
+    Schema.encodeOption(schema)(error),
+    (body) => HttpServerResponse.unsafeJson(body, { status: HttpApiSchema.getStatusErrorAST(schema.ast) })
+  )
 }
 
 const respond = (error: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> =>

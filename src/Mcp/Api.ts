@@ -13,7 +13,7 @@ export class CurrentMcpGrant extends Context.Tag("Mcp/CurrentGrant")<CurrentMcpG
 
 /** `Authorization: Bearer mcp_…`, checked against the database on every request. */
 export class McpAuthentication extends HttpApiMiddleware.Tag<McpAuthentication>()("Mcp/Authentication", {
-  failure: Unauthorized,
+  failure: Unauthorized.wire,
   provides: CurrentMcpGrant,
   security: {
     mcpToken: HttpApiSecurity.bearer.pipe(
@@ -89,7 +89,7 @@ export class McpApi extends HttpApiGroup.make("mcp")
       .addSuccess(Response)
       .addSuccess(HttpApiSchema.Empty(202))
       .addError(ProtocolError)
-      .addError(Forbidden)
+      .addError(Forbidden.wire)
       .middleware(McpAuthentication)
   )
   .add(

@@ -36,7 +36,7 @@ const indexResponse = (site: Site) =>
     headers: { ...pageHeaders, "cache-control": "no-cache" }
   })
 
-const notFound = HttpServerResponse.unsafeJson(NotFound.of("asset"), { status: 404 })
+const notFound = HttpServerResponse.unsafeJson({ error: NotFound.of("asset").error }, { status: 404 })
 
 /**
  * Serves a built dashboard at `/` and its assets at `/assets/<fingerprinted name>`
