@@ -5,7 +5,6 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type { AuditAction } from "../Audit/AuditLog.js"
 import { uuidv7 } from "../Crypto/Ids.js"
-import { Conflict, NotFound } from "../Domain/Errors.js"
 import type { FaultClass, RunRow, RunStatus } from "../Runs/Run.js"
 import { toRun } from "../Runs/Run.js"
 import type { OutboxRow } from "../Webhooks/DeliveriesRepo.js"
@@ -16,6 +15,7 @@ import { RunEvents } from "./RunEvents.js"
 import { RunFeed } from "./RunFeed.js"
 import { SchedulerConfig } from "./SchedulerConfig.js"
 import { recordRunEvents, type RunEventReason } from "../Runs/RunTimeline.js"
+import { RunNotFound, type RunRejection, RunStateConflict, type WorkerStep } from "./RunRejection.js"
 import { nowIso } from "./Time.js"
 import { hotSpan } from "../Config/Tracing.js"
 import * as Metrics from "../Observability/Metrics.js"
@@ -33,17 +33,6 @@ export interface Completion {
   readonly costUsd: string | null
   readonly faultClass: FaultClass
 }
-
-/** A run a batched transition could not move: not the worker's (404) or in the wrong state (409). */
-export interface Rejected {
-  readonly runId: string
-  readonly status: 404 | 409
-  readonly error: string
-}
-
-/** A rejection as the error a single call answers. */
-export const rejectionError = (rejected: Rejected): NotFound | Conflict =>
-  rejected.status === 404 ? new NotFound({ error: rejected.error }) : new Conflict({ error: rejected.error })
 
 /** The outcome of a terminal transition: the ended run and the retry it spawned, if any. */
 export interface Terminal {
@@ -65,8 +54,6 @@ const outboxRowOf = (run: RunRow): OutboxRow => ({
   last_response_body: null,
   last_error: null
 })
-
-type WorkerStep = "claim" | "start" | "heartbeat" | "complete"
 
 /** Dispatch latency (request to claim) of runs just claimed. */
 const dispatched = (rows: ReadonlyArray<RunRow>): void => {
@@ -96,19 +83,16 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     // This instance's delivery loop, when the app runs one (see `Webhooks/Handoff`).
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff))
 
-    /** Why each of the worker's runs matched no row: not its run (404) or the wrong state (409). */
+    /** Why each of the worker's runs matched no row: not its run, or the wrong state for the step. */
     const rejections = (workerId: string, runIds: ReadonlyArray<string>, step: WorkerStep) =>
       Effect.map(
         sql<{ id: string; status: RunStatus }>`
           SELECT id, status FROM runs WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId}`.pipe(Effect.orDie),
-        (rows): ReadonlyArray<Rejected> => {
+        (rows): ReadonlyArray<RunRejection> => {
           const status = new Map(rows.map((row) => [row.id, row.status]))
           return runIds.map((runId) => {
             const now = status.get(runId)
-            if (now === undefined) return { runId, status: 404, error: NotFound.of("run").error }
-            const active = now === "assigned" || now === "claimed" || now === "running"
-            const why = active ? `deadline passed or cannot ${step} a ${now} run` : `run is ${now}`
-            return { runId, status: 409, error: `cannot ${step}: ${why}` }
+            return now === undefined ? new RunNotFound({ runId }) : new RunStateConflict({ runId, step, status: now })
           })
         }
       )
@@ -203,14 +187,14 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
      * Claims, starts or heartbeats several of the worker's runs in one
      * statement (grouped worker calls; a waiting `start=true` poll starting
      * what it was handed). Each run moves as its own call would; for each run
-     * it could not move, why: not the worker's (404) or the wrong state or a
-     * passed deadline (409).
+     * it could not move, why: not the worker's (`RunNotFound`) or the wrong
+     * state or a passed deadline (`RunStateConflict`).
      */
     const stepMany = (
       workerId: string,
       runIds: ReadonlyArray<string>,
       step: Exclude<WorkerStep, "complete">
-    ): Effect.Effect<{ readonly moved: ReadonlyArray<RunRow>; readonly rejected: ReadonlyArray<Rejected> }> =>
+    ): Effect.Effect<{ readonly moved: ReadonlyArray<RunRow>; readonly rejected: ReadonlyArray<RunRejection> }> =>
       Effect.gen(function*() {
         const now = yield* nowIso
         const update = sql`
@@ -350,12 +334,12 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     /**
      * Completes several of the worker's runs in one statement (the batched
      * complete, and grouped single completes). Answers the runs it ended and, for each run it could not,
-     * why: not the worker's (404) or the wrong state (409), as `complete`.
+     * why: not the worker's (`RunNotFound`) or the wrong state (`RunStateConflict`), as `complete`.
      */
     const completeMany = (
       workerId: string,
       items: ReadonlyArray<{ readonly runId: string; readonly completion: Completion }>
-    ): Effect.Effect<{ readonly ended: ReadonlyArray<Terminal>; readonly rejected: ReadonlyArray<Rejected> }> =>
+    ): Effect.Effect<{ readonly ended: ReadonlyArray<Terminal>; readonly rejected: ReadonlyArray<RunRejection> }> =>
       Effect.gen(function*() {
         const now = yield* nowIso
         const runIds = items.map((item) => item.runId)

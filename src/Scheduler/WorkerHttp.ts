@@ -2,13 +2,25 @@ import { HttpApiBuilder } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { CurrentWorker } from "../Auth/Security.js"
-import { NotFound, ValidationError } from "../Domain/Errors.js"
+import { Conflict, NotFound, ValidationError } from "../Domain/Errors.js"
 import { toRun } from "../Runs/Run.js"
 import { toWorker, WorkersRepo } from "../Workers/WorkersRepo.js"
 import * as Option from "effect/Option"
+import { RunNotFound, type RunRejection } from "./RunRejection.js"
 import type { PolledRow } from "./Transitions.js"
 import { WorkerProtocol } from "./WorkerProtocol.js"
 import { isUuid } from "../Domain/Ids.js"
+
+/** A refused step as the contract answers it: 404 for a run that is not the worker's, 409 for the wrong state. */
+export const rejectionError = (why: RunRejection): NotFound | Conflict =>
+  why._tag === "RunNotFound" ? NotFound.of("run") : new Conflict({ error: why.message })
+
+/** A run of the batched complete that was refused, as its `rejected` entry says it (the status `complete` would answer). */
+export const rejectedRun = (why: RunRejection) => ({
+  runId: why.runId,
+  status: why._tag === "RunNotFound" ? 404 as const : 409 as const,
+  error: rejectionError(why).error
+})
 
 const toPolled = (row: PolledRow) => ({
   ...toRun(row),
@@ -65,22 +77,22 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
           return { runs: answer.runs.map(toPolled), cancelRequested: answer.cancelRequested }
         }))
       .handle("claim", ({ path }) =>
-        Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.claim(workerId, runId)).pipe(
+        Effect.flatMap(ownRun(path), ({ runId, workerId }) => Effect.mapError(protocol.claim(workerId, runId), rejectionError)).pipe(
           Effect.map((row) => ({ run: toRun(row) }))
         ))
       .handle("start", ({ path }) =>
-        Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.start(workerId, runId)).pipe(
+        Effect.flatMap(ownRun(path), ({ runId, workerId }) => Effect.mapError(protocol.start(workerId, runId), rejectionError)).pipe(
           Effect.map((row) => ({ run: toRun(row) }))
         ))
       .handle("heartbeat", ({ path }) =>
-        Effect.flatMap(ownRun(path), ({ runId, workerId }) => protocol.heartbeat(workerId, runId)).pipe(
+        Effect.flatMap(ownRun(path), ({ runId, workerId }) => Effect.mapError(protocol.heartbeat(workerId, runId), rejectionError)).pipe(
           Effect.map((row) => ({ run: toRun(row) }))
         ))
       .handle("complete", ({ path, payload }) =>
         Effect.gen(function*() {
           const { runId, workerId } = yield* ownRun(path)
           if (isFaultlessFailure(payload)) return yield* Effect.fail(ValidationError.field("faultClass", faultlessFailure))
-          const terminal = yield* protocol.complete(workerId, runId, payload)
+          const terminal = yield* Effect.mapError(protocol.complete(workerId, runId, payload), rejectionError)
           return { run: toRun(terminal.run) }
         }))
       .handle("completeMany", ({ path, payload }) =>
@@ -101,10 +113,7 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
             : yield* protocol.completeMany(worker.workerId, wellFormed)
           return {
             runs: result.ended.map((terminal) => toRun(terminal.run)),
-            rejected: [
-              ...result.rejected,
-              ...malformed.map((item) => ({ runId: item.runId, status: 404 as const, error: NotFound.of("run").error }))
-            ]
+            rejected: [...result.rejected, ...malformed.map((item) => new RunNotFound({ runId: item.runId }))].map(rejectedRun)
           }
         }))
   }))

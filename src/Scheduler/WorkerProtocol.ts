@@ -1,11 +1,11 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { Conflict, NotFound } from "../Domain/Errors.js"
 import type { FaultClass, RunRow } from "../Runs/Run.js"
 import { Supervisor } from "./Supervisor.js"
 import { toMillis } from "./Time.js"
 import * as Grouped from "../Concurrency/Grouped.js"
-import { type Completion, type PolledRow, type Rejected, rejectionError, type Terminal, Transitions } from "./Transitions.js"
+import type { RunRejection } from "./RunRejection.js"
+import { type Completion, type PolledRow, type Terminal, Transitions } from "./Transitions.js"
 import { Wakeups } from "./Wakeups.js"
 import { hotSpan } from "../Config/Tracing.js"
 
@@ -36,16 +36,16 @@ interface StepCall {
 
 /** Each call's answer from a grouped statement: its row, or why it was refused. */
 const answers = <A extends { readonly id: string }>(
-  result: { readonly moved: ReadonlyArray<A>; readonly rejected: ReadonlyArray<Rejected> }
+  result: { readonly moved: ReadonlyArray<A>; readonly rejected: ReadonlyArray<RunRejection> }
 ) =>
-(calls: ReadonlyArray<{ readonly runId: string }>): ReadonlyArray<Effect.Effect<A, NotFound | Conflict>> => {
+(calls: ReadonlyArray<{ readonly runId: string }>): ReadonlyArray<Effect.Effect<A, RunRejection>> => {
   const moved = new Map(result.moved.map((row) => [row.id, row]))
   const refused = new Map(result.rejected.map((why) => [why.runId, why]))
   return calls.map((call) => {
     const row = moved.get(call.runId)
     if (row !== undefined) return Effect.succeed(row)
     const why = refused.get(call.runId)
-    return why === undefined ? Effect.dieMessage(`no answer for run ${call.runId}`) : Effect.fail(rejectionError(why))
+    return why === undefined ? Effect.dieMessage(`no answer for run ${call.runId}`) : Effect.fail(why)
   })
 }
 
@@ -172,7 +172,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
     // The contract's one-call-per-step requests, grouped per worker and step
     // (`Concurrency/Grouped`): a worker's calls that arrive while its
     // previous statement for that step runs share the next one.
-    const stepped = yield* Grouped.make<StepCall, RunRow, NotFound | Conflict>({
+    const stepped = yield* Grouped.make<StepCall, RunRow, RunRejection>({
       max: pollPageSize,
       id: (call) => call.runId,
       run: (_key, calls) =>
@@ -180,14 +180,14 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
     })
     const step = (workerId: string, runId: string, kind: StepCall["step"]) => stepped(`${kind}/${workerId}`, { workerId, runId, step: kind })
 
-    const claim = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
+    const claim = (workerId: string, runId: string): Effect.Effect<RunRow, RunRejection> =>
       Effect.tap(step(workerId, runId, "claim"), watch)
 
-    const start = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
+    const start = (workerId: string, runId: string): Effect.Effect<RunRow, RunRejection> =>
       Effect.tap(step(workerId, runId, "start"), watch)
 
     // A heartbeat only moves the deadline later: the fiber finds it when it wakes.
-    const heartbeat = (workerId: string, runId: string): Effect.Effect<RunRow, NotFound | Conflict> =>
+    const heartbeat = (workerId: string, runId: string): Effect.Effect<RunRow, RunRejection> =>
       step(workerId, runId, "heartbeat")
 
     const completion = (request: CompleteRequest): Completion => {
@@ -213,14 +213,14 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
     const completeMany = (
       workerId: string,
       requests: ReadonlyArray<CompleteRequest & { readonly runId: string }>
-    ): Effect.Effect<{ readonly ended: ReadonlyArray<Terminal>; readonly rejected: ReadonlyArray<Rejected> }> =>
+    ): Effect.Effect<{ readonly ended: ReadonlyArray<Terminal>; readonly rejected: ReadonlyArray<RunRejection> }> =>
       Effect.tap(
         transitions.completeMany(workerId, requests.map((request) => ({ runId: request.runId, completion: completion(request) }))),
         (result) => ended(result.ended)
       ).pipe(Effect.annotateLogs({ workerId }))
 
     // Single completes, grouped per worker as the other steps are.
-    const completes = yield* Grouped.make<CompleteRequest & { readonly workerId: string; readonly runId: string }, Terminal, NotFound | Conflict>({
+    const completes = yield* Grouped.make<CompleteRequest & { readonly workerId: string; readonly runId: string }, Terminal, RunRejection>({
       max: pollPageSize,
       id: (call) => call.runId,
       run: (_key, calls) =>
@@ -228,7 +228,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
           answers({ moved: ended.map((terminal) => ({ ...terminal, id: terminal.run.id })), rejected })(calls))
     })
 
-    const complete = (workerId: string, runId: string, request: CompleteRequest): Effect.Effect<Terminal, NotFound | Conflict> =>
+    const complete = (workerId: string, runId: string, request: CompleteRequest): Effect.Effect<Terminal, RunRejection> =>
       completes(workerId, { ...request, workerId, runId }).pipe(Effect.annotateLogs({ workerId, runId }))
 
     return { poll, pollAnswer, claim, start, heartbeat, complete, completeMany } as const

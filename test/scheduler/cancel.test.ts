@@ -72,7 +72,7 @@ describe("cancellation (TestClock)", () => {
         expect(Number(ended.duration_ms)).toBe(10_001)
         expect(yield* counts(runId, trigger)).toEqual({ outbox: 1, runs: 1, audits: 1 })
         const late = yield* Effect.flip(protocol.complete(env.workerId, runId, { status: "succeeded" }))
-        expect(late.error).toMatch(/cancelled/)
+        expect(late.message).toMatch(/cancelled/)
       })))
 
   it.scoped("a silent worker: a cancel leaves the earlier heartbeat deadline, which then ends the run cancelled, not timed_out", () =>

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { Conflict, NotFound } from "../../src/Domain/Errors.js"
+import { RunNotFound, type RunRejection } from "../../src/Scheduler/RunRejection.js"
 import { WorkerProtocol } from "../../src/Scheduler/WorkerProtocol.js"
 import { addTrigger, addWorker, requestRun, runState, scheduled, seed } from "./support.js"
 
@@ -14,9 +14,9 @@ const writers = (runIds: ReadonlyArray<string>) =>
     Effect.orDie
   )
 
-const outcome = <A>(effect: Effect.Effect<A, NotFound | Conflict>) =>
+const outcome = <A>(effect: Effect.Effect<A, RunRejection>) =>
   Effect.map(Effect.either(effect), (result) =>
-    Either.isRight(result) ? "ok" : `${result.left instanceof NotFound ? "NotFound" : "Conflict"}: ${result.left.error}`)
+    Either.isRight(result) ? "ok" : `${result.left instanceof RunNotFound ? "NotFound" : "Conflict"}: ${result.left.message}`)
 
 describe("one-call-per-step worker calls grouped per worker (WorkerProtocol)", () => {
   it.scoped("concurrent claims, starts, heartbeats and completes of one worker share statements; each call gets its own run", () =>

@@ -104,7 +104,7 @@ describe("supervision (TestClock)", () => {
       expect(ended.fault_class).toBe("infra")
       // A late heartbeat or completion is refused and changes nothing.
       const late = yield* Effect.flip(protocol.heartbeat(env.workerId, runId))
-      expect(late.error).toMatch(/timed_out/)
+      expect(late.message).toMatch(/timed_out/)
     })))
 
   it.scoped("running past timeoutSeconds: timed_out with faultClass client, even with heartbeats", () =>
