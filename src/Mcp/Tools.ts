@@ -202,15 +202,15 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
     const tool = <A, I>(
       listing: Omit<ToolListing, "inputSchema">,
       schema: Schema.Schema<A, I, never>,
-      run: (grant: McpGrant, args: A) => Effect.Effect<Record<string, unknown>, ToolFailure | { readonly error: string }, CurrentActor>
+      run: (grant: McpGrant, args: A) => Effect.Effect<Record<string, unknown>, ToolFailure | { readonly message: string }, CurrentActor>
     ): Tool => ({
       listing: { ...listing, inputSchema: inputSchemaOf(schema) },
       call: (grant, args) =>
         Schema.decodeUnknown(schema)(args ?? {}, { errors: "all", onExcessProperty: "ignore" }).pipe(
           Effect.mapError((error) => new ToolFailure({ message: `invalid arguments: ${formatIssues(error)}` })),
           Effect.flatMap((decoded) => run(grant, decoded)),
-          // The services' HTTP errors (NotFound, Forbidden) become the tool's plain message.
-          Effect.mapError((error) => error instanceof ToolFailure ? error : new ToolFailure({ message: error.error }))
+          // The services' errors (their own, or NotFound and Forbidden from the access policy) become the tool's plain message.
+          Effect.mapError((error) => error instanceof ToolFailure ? error : new ToolFailure({ message: error.message }))
         )
     })
 

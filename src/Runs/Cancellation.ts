@@ -2,7 +2,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { actorColumns } from "../Audit/AuditLog.js"
 import { CurrentActor } from "../Auth/Security.js"
-import { Conflict, type Forbidden, NotFound } from "../Domain/Errors.js"
+import type { Forbidden, NotFound } from "../Domain/Errors.js"
+import { RunNotFound, type RunRejection, RunStateConflict } from "../Scheduler/RunRejection.js"
 import { Supervisor } from "../Scheduler/Supervisor.js"
 import { toMillis } from "../Scheduler/Time.js"
 import { Transitions } from "../Scheduler/Transitions.js"
@@ -37,7 +38,8 @@ export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Can
     // `runId` is a decoded path id (see Domain/Ids.pathId) or a stored one (MCP's cancel_run looks the run up first).
     const cancel = Effect.fn("Runs.cancel")(function*(runId: string) {
       const run = yield* find(runId)
-      if (run === undefined) return yield* Effect.fail<NotFound | Forbidden | Conflict>(NotFound.of("run"))
+      // The policy's NotFound and Forbidden: the caller's access to the run's environment.
+      if (run === undefined) return yield* Effect.fail<RunRejection | NotFound | Forbidden>(new RunNotFound({ runId }))
       yield* policy.requireRole(run.environment_id, "operator", "run")
       const actor = yield* CurrentActor
       const changed = yield* transitions.cancel(run.id, run.environment_id, actorColumns(actor))
@@ -57,10 +59,12 @@ export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Can
         }
         return now
       }
-      // Nothing matched: ended meanwhile (409), or a cancel was requested already (its run, unchanged).
+      // Nothing matched: ended meanwhile, or a cancel was requested already (its run, unchanged).
       const current = yield* find(run.id, run.environment_id)
-      if (current === undefined) return yield* Effect.fail(NotFound.of("run"))
-      if (current.ended_at !== null) return yield* Effect.fail(new Conflict({ error: `cannot cancel: run is ${current.status}` }))
+      if (current === undefined) return yield* Effect.fail(new RunNotFound({ runId }))
+      if (current.ended_at !== null) {
+        return yield* Effect.fail(new RunStateConflict({ runId: current.id, step: "cancel", status: current.status }))
+      }
       return current
     }, (effect, runId) => Effect.annotateLogs(effect, { runId }))
 

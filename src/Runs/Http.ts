@@ -11,6 +11,7 @@ import { Policy } from "../Tenancy/Policy.js"
 import { RunRequest, type RunListParams } from "./Api.js"
 import { Run, toRun } from "./Run.js"
 import { RunCancellation } from "./Cancellation.js"
+import { answerRejections } from "../Http/RunRejections.js"
 import { RunHistory } from "./RunHistory.js"
 import { RunRequests } from "./RunRequests.js"
 import { type Created, type RunFilter, RunsRepo } from "./RunsRepo.js"
@@ -130,7 +131,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
           const rows = yield* repo.list({ ...filter, environmentId: path.envId })
           return page(rows.map(toRun), filter.limit)
         }))
-      .handle("cancelRun", ({ path }) => Effect.map(cancellation.cancel(path.id), toRun))
+      .handle("cancelRun", ({ path }) => Effect.map(answerRejections(cancellation.cancel(path.id)), toRun))
       .handle("getRun", ({ path }) =>
         Effect.gen(function*() {
           const run = yield* visibleRun(path.id)

@@ -1,11 +1,15 @@
 import * as Schema from "effect/Schema"
 import { RunStatus } from "../Runs/Run.js"
 
-/** A worker's step on one of its runs. */
-export const WorkerStep = Schema.Literal("claim", "start", "heartbeat", "complete")
-export type WorkerStep = typeof WorkerStep.Type
+/** A step that moves a run: a worker's (claim, start, heartbeat, complete) or a user's cancel. */
+export const RunStep = Schema.Literal("claim", "start", "heartbeat", "complete", "cancel")
+export type RunStep = typeof RunStep.Type
+export type WorkerStep = Exclude<RunStep, "cancel">
 
-/** The run is not the worker's: there is no such run, or another worker holds it. */
+/**
+ * The run is not there for the caller: no such run, another worker's (for a
+ * worker's step), or one the caller may not see.
+ */
 export class RunNotFound extends Schema.TaggedError<RunNotFound>()("RunNotFound", { runId: Schema.String }) {
   override get message(): string {
     return "run not found"
@@ -19,7 +23,7 @@ export class RunNotFound extends Schema.TaggedError<RunNotFound>()("RunNotFound"
  */
 export class RunStateConflict extends Schema.TaggedError<RunStateConflict>()("RunStateConflict", {
   runId: Schema.String,
-  step: WorkerStep,
+  step: RunStep,
   status: RunStatus
 }) {
   override get message(): string {
@@ -31,3 +35,5 @@ export class RunStateConflict extends Schema.TaggedError<RunStateConflict>()("Ru
 
 /** Why a step left a run where it was. */
 export type RunRejection = RunNotFound | RunStateConflict
+
+export const isRunRejection: (u: unknown) => u is RunRejection = Schema.is(Schema.Union(RunNotFound, RunStateConflict))

@@ -2,25 +2,15 @@ import { HttpApiBuilder } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { CurrentWorker } from "../Auth/Security.js"
-import { Conflict, NotFound, ValidationError } from "../Domain/Errors.js"
+import { NotFound, ValidationError } from "../Domain/Errors.js"
+import { rejectedRun, rejectionError } from "../Http/RunRejections.js"
 import { toRun } from "../Runs/Run.js"
 import { toWorker, WorkersRepo } from "../Workers/WorkersRepo.js"
 import * as Option from "effect/Option"
-import { RunNotFound, type RunRejection } from "./RunRejection.js"
+import { RunNotFound } from "./RunRejection.js"
 import type { PolledRow } from "./Transitions.js"
 import { WorkerProtocol } from "./WorkerProtocol.js"
 import { isUuid } from "../Domain/Ids.js"
-
-/** A refused step as the contract answers it: 404 for a run that is not the worker's, 409 for the wrong state. */
-export const rejectionError = (why: RunRejection): NotFound | Conflict =>
-  why._tag === "RunNotFound" ? NotFound.of("run") : new Conflict({ error: why.message })
-
-/** A run of the batched complete that was refused, as its `rejected` entry says it (the status `complete` would answer). */
-export const rejectedRun = (why: RunRejection) => ({
-  runId: why.runId,
-  status: why._tag === "RunNotFound" ? 404 as const : 409 as const,
-  error: rejectionError(why).error
-})
 
 const toPolled = (row: PolledRow) => ({
   ...toRun(row),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Conflict, NotFound } from "../../src/Domain/Errors.js"
 import { RunNotFound, RunStateConflict } from "../../src/Scheduler/RunRejection.js"
-import { rejectedRun, rejectionError } from "../../src/Scheduler/WorkerHttp.js"
+import { rejectedRun, rejectionError } from "../../src/Http/RunRejections.js"
 
 const runId = "01a2059a-8d10-7335-b62e-f1db70327ba4"
 
@@ -20,6 +20,11 @@ describe("a refused worker step at the HTTP edge", () => {
     expect(error).toBeInstanceOf(Conflict)
     expect(error.error).toBe("cannot complete: run is succeeded")
     expect(rejectedRun(why)).toEqual({ runId, status: 409, error: "cannot complete: run is succeeded" })
+  })
+
+  it("a cancel of an ended run: 409 as the cancel answers it", () => {
+    expect(rejectionError(new RunStateConflict({ runId, step: "cancel", status: "timed_out" })))
+      .toEqual(new Conflict({ error: "cannot cancel: run is timed_out" }))
   })
 
   it("an active run in the wrong state or past its deadline: 409 saying either", () => {

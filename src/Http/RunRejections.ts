@@ -1,0 +1,28 @@
+import * as Effect from "effect/Effect"
+import { Conflict, NotFound } from "../Domain/Errors.js"
+import { isRunRejection, type RunRejection } from "../Scheduler/RunRejection.js"
+
+/**
+ * A refused run step as the contract answers it, for every handler that moves
+ * runs (the worker protocol, cancel): 404 for a run that is not there for the
+ * caller, 409 for the wrong state, with the reason as the body's `error`.
+ */
+export const rejectionError = (why: RunRejection): NotFound | Conflict =>
+  why._tag === "RunNotFound" ? NotFound.of("run") : new Conflict({ error: why.message })
+
+/** A run of the batched complete that was refused, as its `rejected` entry says it (the status `complete` would answer). */
+export const rejectedRun = (why: RunRejection) => ({
+  runId: why.runId,
+  status: why._tag === "RunNotFound" ? 404 as const : 409 as const,
+  error: rejectionError(why).error
+})
+
+/** `effect` with its run rejections answered as `rejectionError` says. */
+export const answerRejections = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, RunRejection> | NotFound | Conflict, R> =>
+  Effect.catchIf(effect, isRunRejection, (why) => Effect.fail(rejectionError(why))) as Effect.Effect<
+    A,
+    Exclude<E, RunRejection> | NotFound | Conflict,
+    R
+  >
