@@ -9,7 +9,10 @@ import type { Tenant, Worker } from "../lib/setup.js"
  * What an ordinary request costs the service, in CPU milliseconds of its
  * process per request, beside a bare HttpApi endpoint (bench/reference/
  * bareHttpApi.ts, its own process) measured the same way: 32 keep-alive
- * connections, `requests` calls each route.
+ * connections, `requests` calls each route. `/api/v1/health/live` goes
+ * through the whole middleware stack without touching the database; the
+ * other routes add their statements (health's `SELECT 1` is shared by the
+ * checks in flight together, see Health/SharedCheck).
  */
 export interface RequestFigures {
   readonly route: string
@@ -66,6 +69,9 @@ export const requests = async (o: {
       figures.push({ ...(await hammer(client, pid, route, o.requests, headers)), route: label })
     }
     await measure(bareClient, bare.pid!, "bare HttpApi GET (reference)", "/health")
+    // The whole middleware stack (request id, log line, metrics, JSON guard, CORS, error model) and no database:
+    // what the service adds to a request before any handler work.
+    await measure(o.client, o.servicePid, "GET /api/v1/health/live (no database)", "/api/v1/health/live")
     await measure(o.client, o.servicePid, "GET /api/v1/health", "/api/v1/health")
     await measure(o.client, o.servicePid, "GET /api/v1/workers/me", "/api/v1/workers/me", { authorization: `Bearer ${o.worker.token}` })
     await measure(o.client, o.servicePid, "GET /environments/{id}/triggers?limit=5", `/api/v1/environments/${o.tenant.environmentId}/triggers?limit=5`, {

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { User } from "./User.js"
+import { rowsAreValid } from "../Domain/Rows.js"
 
 
 interface UserRow {
@@ -13,7 +14,7 @@ interface UserRow {
 }
 
 export const toUser = (row: Pick<UserRow, "id" | "email" | "created_at">): User =>
-  new User({ id: row.id, email: row.email, createdAt: row.created_at })
+  new User({ id: row.id, email: row.email, createdAt: row.created_at }, rowsAreValid)
 
 /** Users repository. Emails are stored trimmed and lower-cased. */
 export class Users extends Effect.Service<Users>()("Auth/Users", {

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import { ServiceUnavailable } from "../Domain/Errors.js"
 import { Api } from "../Api.js"
 import { Readiness } from "./Readiness.js"
+import * as SharedCheck from "./SharedCheck.js"
 
 /** The readiness answer: undefined when ready, else the 503 to send. */
 const notReady = Effect.gen(function*() {
@@ -17,13 +18,15 @@ export const HealthLive = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const context = yield* Effect.context<SqlClient.SqlClient | Readiness>()
+    // Checks arriving together share one statement (and its timeout fiber, about a
+    // tenth of a millisecond of CPU per check): a burst of health checks is one query.
+    const databaseAnswers = SharedCheck.make(
+      sql`SELECT 1`.pipe(Effect.timeout("2 seconds"), Effect.as(true), Effect.orElseSucceed(() => false))
+    )
     return handlers
       .handle("health", () =>
-        sql`SELECT 1`.pipe(
-          Effect.timeout("2 seconds"),
-          Effect.as({ status: "ok" as const }),
-          Effect.catchAll(() => Effect.fail(ServiceUnavailable.default))
-        ))
+        Effect.flatMap(databaseAnswers, (answers) =>
+          answers ? Effect.succeed({ status: "ok" as const }) : Effect.fail(ServiceUnavailable.default)))
       .handle("live", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () =>
         Effect.flatMap(Effect.provide(notReady, context), (error) =>

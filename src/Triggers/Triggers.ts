@@ -16,6 +16,7 @@ import { type CreateTrigger, type PatchTrigger, Trigger } from "./Api.js"
 import * as Schedule from "./Schedule.js"
 import { schedulesChannel } from "./ScheduleSignal.js"
 import { type TriggerChanges, type TriggerRow, TriggersRepo } from "./TriggersRepo.js"
+import { rowsAreValid } from "../Domain/Rows.js"
 
 export const toTrigger = (row: TriggerRow): Trigger =>
   new Trigger({
@@ -38,7 +39,7 @@ export const toTrigger = (row: TriggerRow): Trigger =>
     nextRunAt: row.next_run_at === null ? null : new Date(row.next_run_at),
     createdAt: row.created_at,
     updatedAt: row.updated_at
-  })
+  }, rowsAreValid)
 
 export const defaults = { timeoutSeconds: 3600, heartbeatTimeoutSeconds: 30, maxRetries: 0 } as const
 

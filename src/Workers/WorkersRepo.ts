@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Worker } from "./Api.js"
+import { rowsAreValid } from "../Domain/Rows.js"
 
 export interface WorkerRow {
   readonly id: string
@@ -29,7 +30,7 @@ export const toWorker = (row: WorkerRow): Worker =>
     status: row.revoked_at !== null ? "revoked" : row.draining ? "draining" : row.online ? "online" : "offline",
     lastSeenAt: row.last_seen_at,
     createdAt: row.created_at
-  })
+  }, rowsAreValid)
 
 export interface ListOptions {
   readonly status?: WorkerStatus | undefined
