@@ -19,7 +19,11 @@ import { WorkerTokenTrust } from "./Auth/WorkerTokenTrust.js"
 import { Users } from "./Auth/Users.js"
 import { SecretBox } from "./Crypto/SecretBox.js"
 import { HealthLive, rootProbes } from "./Health/Http.js"
-import { Readiness } from "./Health/Readiness.js"
+import { drainOnSignal, Readiness } from "./Health/Readiness.js"
+import * as DrainingServer from "./Http/DrainingServer.js"
+import { layer as AppConfigLive } from "./Config/AppConfig.js"
+import * as Tracing from "./Config/Tracing.js"
+import * as Database from "./Db/Database.js"
 import * as ErrorMiddleware from "./Http/ErrorMiddleware.js"
 import { Origins } from "./Http/Origins.js"
 import { RunsLive } from "./Runs/Http.js"
@@ -139,4 +143,20 @@ export const HttpLive = HttpApiBuilder.serve((app) => RequestLog.middleware()(Js
   Layer.provide(BackgroundLive),
   Layer.provide(ServicesLive),
   HttpServer.withLogAddress
+)
+
+/**
+ * The service as one process runs it (`npm start` runs one or several, see
+ * `Processes/Launch`): the HTTP application on the draining server, the
+ * database from the environment, telemetry, the shutdown deadline. The drain
+ * hook is built after the server, so on shutdown it is released first (see `drainOnSignal`).
+ */
+export const ServiceLive = drainOnSignal.pipe(
+  Layer.provide(HttpLive),
+  Layer.provide(DrainingServer.layer),
+  Layer.provide(Database.layer),
+  Layer.provide(Readiness.Default),
+  Layer.merge(DrainingServer.deadline),
+  Layer.provide(AppConfigLive),
+  Layer.provide(Tracing.layer)
 )

@@ -68,12 +68,18 @@ export const gauges = {
     description: "Runs with a worker, by environment and status (assigned, claimed, running)"
   }),
   supervised: Metric.gauge("pts_supervised_runs", {
-    description: "Runs whose deadlines this instance supervises (sum across instances)"
+    description: "Runs whose deadlines this instance supervises (all its processes; sum across instances)"
   }),
   dbPool: Metric.gauge("pts_db_pool_connections", {
-    description: "Database connections of this instance by state (busy, idle, waiting for a connection, max)"
+    description: "Database connections of this instance (all its processes) by state (busy, idle, waiting for a connection, max)"
   })
 }
+
+/**
+ * Gauges read from the database: every process of a start reads the same
+ * figure, so a scrape reports the answering process's rather than a sum.
+ */
+export const databaseWide: ReadonlySet<string> = new Set(["pts_runs_queued", "pts_runs_active"])
 
 const setQueued = labelled(gauges.queued, ["environment"])
 const setActive = labelled(gauges.active, ["environment", "status"])

@@ -2,13 +2,16 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { timingSafeEqual } from "node:crypto"
 import * as PoolStats from "../Db/PoolStats.js"
 import { Supervisor } from "../Scheduler/Supervisor.js"
 import * as Metrics from "./Metrics.js"
+import * as ProcessMetrics from "./ProcessMetrics.js"
 import * as Prometheus from "./Prometheus.js"
+import * as Series from "./Series.js"
 
 const metricsToken = Config.redacted("METRICS_TOKEN").pipe(
   Config.withDescription("bearer token GET /metrics requires; unset = no auth"),
@@ -29,15 +32,16 @@ const unauthorized = HttpServerResponse.unsafeJson({ error: "authentication requ
 
 /**
  * The gauges read at scrape time: queue depth and active runs per
- * environment (from the database: the same figures on every instance),
- * runs this instance supervises, its connection pool. A label set seen at
- * an earlier scrape and absent now is set to 0, so an emptied queue reads 0.
+ * environment (from the database: the same figures on every instance and
+ * every process), runs this process supervises, its connection pool. A
+ * label set seen at an earlier scrape and absent now is set to 0, so an
+ * emptied queue reads 0.
  */
 const collector = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const supervisor = yield* Supervisor
   let seen = new Set<string>()
-  return Effect.gen(function*() {
+  const database = Effect.gen(function*() {
     // Each half follows one partial index (runs_queued, runs_open_by_worker). Every
     // environment has a queue depth, 0 included, so a graph of it has no gaps.
     const rows = yield* sql<{ environment_id: string; status: string; n: number }>`
@@ -60,6 +64,8 @@ const collector = Effect.gen(function*() {
       else Metrics.record.active(environmentId, status, 0)
     }
     seen = now
+  })
+  const local = Effect.gen(function*() {
     Metrics.record.supervised(yield* supervisor.size)
     const pool = PoolStats.use()
     if (pool !== undefined) {
@@ -69,7 +75,15 @@ const collector = Effect.gen(function*() {
       Metrics.record.dbPool("max", pool.max)
     }
   })
+  return { database, local }
 })
+
+/** This process's series; without the database-wide gauges when another process answers the scrape. */
+const snapshot = (withDatabaseGauges: boolean) =>
+  Effect.map(Metric.snapshot, (pairs) => {
+    const series = Series.fromPairs(pairs)
+    return withDatabaseGauges ? series : series.filter((one) => !Metrics.databaseWide.has(one.name))
+  })
 
 /**
  * `GET /metrics` (and `/api/v1/metrics`): the Prometheus exposition, behind
@@ -81,6 +95,7 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     if (!Metrics.isEnabled()) return
     const token = yield* metricsToken
     const collect = yield* collector
+    yield* ProcessMetrics.answer(Effect.zipRight(collect.local, snapshot(false)))
     const scrape = Effect.gen(function*() {
       if (Option.isSome(token)) {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -88,8 +103,13 @@ export const layer = HttpApiBuilder.Router.use((router) =>
         const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : ""
         if (!sameToken(given, Redacted.value(token.value))) return unauthorized
       }
-      yield* collect
-      return HttpServerResponse.text(yield* Prometheus.exposition, {
+      yield* collect.database
+      yield* collect.local
+      const own = yield* snapshot(true)
+      // Several processes (WEB_CONCURRENCY): the figures of the whole service, from any of them.
+      const others = yield* ProcessMetrics.others(own)
+      const text = Prometheus.render(others.length === 0 ? own : Series.merge([own, ...others]))
+      return HttpServerResponse.text(text, {
         contentType: Prometheus.contentType,
         headers: { "cache-control": "no-store" }
       })

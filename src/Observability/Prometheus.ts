@@ -1,8 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
-import type * as MetricPair from "effect/MetricPair"
-import * as MetricState from "effect/MetricState"
-import * as Option from "effect/Option"
+import * as Series from "./Series.js"
 
 /**
  * Effect's metric registry in the Prometheus text exposition format (0.0.4).
@@ -35,11 +33,10 @@ interface Family {
   readonly lines: Array<string>
 }
 
-const keyOf = (pair: MetricPair.MetricPair.Untyped) =>
-  `${pair.metricKey.name}${labelsOf(pair.metricKey.tags.map((tag) => [tag.key, tag.value] as const))}`
+const labelled = (series: Series.Series) => `${series.name}${labelsOf(series.tags)}`
 
-/** Renders a snapshot of metric pairs (exported for tests). */
-export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): string => {
+/** Renders series (one process's snapshot, or every process's merged; exported for tests). */
+export const render = (series: ReadonlyArray<Series.Series>): string => {
   const families = new Map<string, Family>()
   const family = (name: string, type: Family["type"], help: string) => {
     let found = families.get(name)
@@ -50,34 +47,40 @@ export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): str
     return found
   }
   // Series in a stable order (by name, then labels), each histogram's buckets in increasing `le`.
-  const sorted = [...pairs].sort((a, b) => keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0)
-  for (const pair of sorted) {
-    const name = metricName(pair.metricKey.name)
-    const help = Option.getOrElse(pair.metricKey.description, () => name)
-    const tags: Array<readonly [string, string]> = pair.metricKey.tags.map((tag) => [tag.key, tag.value] as const)
-    const state = pair.metricState
-    if (MetricState.isCounterState(state)) {
-      family(name, "counter", help).lines.push(`${name}${labelsOf(tags)} ${formatValue(state.count)}`)
-    } else if (MetricState.isGaugeState(state)) {
-      family(name, "gauge", help).lines.push(`${name}${labelsOf(tags)} ${formatValue(state.value)}`)
-    } else if (MetricState.isHistogramState(state)) {
-      const lines = family(name, "histogram", help).lines
-      for (const [boundary, count] of state.buckets) {
-        lines.push(`${name}_bucket${labelsOf([...tags, ["le", formatValue(boundary)]])} ${count}`)
+  const sorted = [...series].sort((a, b) => labelled(a) < labelled(b) ? -1 : labelled(a) > labelled(b) ? 1 : 0)
+  for (const one of sorted) {
+    const name = metricName(one.name)
+    const help = one.help ?? name
+    const tags = one.tags
+    switch (one.kind) {
+      case "counter":
+      case "gauge":
+        family(name, one.kind, help).lines.push(`${name}${labelsOf(tags)} ${formatValue(one.value)}`)
+        break
+      case "histogram": {
+        const lines = family(name, "histogram", help).lines
+        for (const [boundary, count] of one.buckets) {
+          lines.push(`${name}_bucket${labelsOf([...tags, ["le", formatValue(boundary)]])} ${count}`)
+        }
+        lines.push(`${name}_sum${labelsOf(tags)} ${formatValue(one.sum)}`)
+        lines.push(`${name}_count${labelsOf(tags)} ${one.count}`)
+        break
       }
-      lines.push(`${name}_sum${labelsOf(tags)} ${formatValue(state.sum)}`)
-      lines.push(`${name}_count${labelsOf(tags)} ${state.count}`)
-    } else if (MetricState.isFrequencyState(state)) {
-      // A frequency counts occurrences of each string: a counter labelled by it.
-      const lines = family(name, "counter", help).lines
-      for (const [key, count] of state.occurrences) lines.push(`${name}${labelsOf([...tags, ["key", key]])} ${count}`)
-    } else if (MetricState.isSummaryState(state)) {
-      const lines = family(name, "summary", help).lines
-      for (const [quantile, value] of state.quantiles) {
-        lines.push(`${name}${labelsOf([...tags, ["quantile", String(quantile)]])} ${formatValue(Option.getOrElse(value, () => NaN))}`)
+      case "frequency": {
+        // A frequency counts occurrences of each string: a counter labelled by it.
+        const lines = family(name, "counter", help).lines
+        for (const [key, count] of one.occurrences) lines.push(`${name}${labelsOf([...tags, ["key", key]])} ${count}`)
+        break
       }
-      lines.push(`${name}_sum${labelsOf(tags)} ${formatValue(state.sum)}`)
-      lines.push(`${name}_count${labelsOf(tags)} ${state.count}`)
+      case "summary": {
+        const lines = family(name, "summary", help).lines
+        for (const [quantile, value] of one.quantiles) {
+          lines.push(`${name}${labelsOf([...tags, ["quantile", String(quantile)]])} ${formatValue(value)}`)
+        }
+        lines.push(`${name}_sum${labelsOf(tags)} ${formatValue(one.sum)}`)
+        lines.push(`${name}_count${labelsOf(tags)} ${one.count}`)
+        break
+      }
     }
   }
   const out: Array<string> = []
@@ -89,4 +92,4 @@ export const render = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped>): str
 }
 
 /** The whole registry, rendered. */
-export const exposition: Effect.Effect<string> = Effect.map(Metric.snapshot, render)
+export const exposition: Effect.Effect<string> = Effect.map(Metric.snapshot, (pairs) => render(Series.fromPairs(pairs)))

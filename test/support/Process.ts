@@ -78,7 +78,7 @@ export interface StartOptions {
  * Starts one service process and waits until `/api/v1/health` answers 200.
  * `env` adds to (and overrides) the defaults: a temporary `DATA_DIR`,
  * `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` for a loopback receiver and
- * `LOG_LEVEL=Warn`. Pass the same `DATA_DIR` to instances that must share
+ * `LOG_LEVEL=Warn` and `WEB_CONCURRENCY=1`. Pass the same `DATA_DIR` to instances that must share
  * generated secrets (JWT key, webhook secret key).
  */
 export const startService = async (env: Record<string, string>, options: StartOptions = {}): Promise<ServiceProcess> => {
@@ -94,6 +94,8 @@ export const startService = async (env: Record<string, string>, options: StartOp
     SECRETS_KEY: testSecretsKey,
     // Effect log level labels: Trace, Debug, Info, Warn, Error, Fatal, None ("Warning" is refused).
     LOG_LEVEL: "Warn",
+    // One process per instance, as these tests count instances; test/processes/ runs several.
+    WEB_CONCURRENCY: "1",
     ...env
   }
   for (const [k, v] of Object.entries(childEnv)) if (v === "") delete childEnv[k]

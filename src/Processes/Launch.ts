@@ -1,0 +1,39 @@
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import cluster from "node:cluster"
+import { ServiceLive } from "../App.js"
+import { type AppConfig, layer as AppConfigLive } from "../Config/AppConfig.js"
+import * as Logging from "../Config/Logging.js"
+import * as StartupFailure from "../Config/StartupFailure.js"
+import * as Primary from "./Primary.js"
+import { processCount } from "./ProcessCount.js"
+
+const service = Layer.launch(ServiceLive)
+
+/**
+ * One of several service processes. Its primary passes SIGTERM on and a
+ * terminal's Ctrl-C reaches it directly: the first signal starts its
+ * graceful shutdown, later ones are ignored (the shutdown deadline bounds it)
+ * rather than killing it half-way.
+ */
+const worker = Effect.suspend(() => {
+  const ignore = () => {}
+  process.on("SIGTERM", ignore)
+  process.on("SIGINT", ignore)
+  return service
+}).pipe(Effect.annotateLogs({ process: `worker-${cluster.worker?.id}`, pid: process.pid }))
+
+/** The primary of several, or the service itself when one process is all there is. */
+const primary = Effect.flatMap(processCount, (count): Effect.Effect<void, unknown, AppConfig> =>
+  count <= 1 ? service : Primary.run(count).pipe(Effect.annotateLogs({ process: "primary", pid: process.pid }))
+).pipe(Effect.provide(AppConfigLive))
+
+/**
+ * `npm start`: `WEB_CONCURRENCY` service processes on one port (see
+ * `ProcessCount`), or one. Everything logs through the configured logger;
+ * with several processes each line names its process.
+ */
+export const main: Effect.Effect<void, unknown> = (cluster.isWorker ? worker : primary).pipe(
+  StartupFailure.handle,
+  Effect.provide(Logging.layer)
+)

@@ -1,0 +1,32 @@
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as os from "node:os"
+import { AppConfig } from "../Config/AppConfig.js"
+
+/** `WEB_CONCURRENCY`: how many service processes one start runs (they share the port). */
+export const webConcurrency = Config.integer("WEB_CONCURRENCY").pipe(
+  Config.withDescription("service processes sharing the port; default = CPU cores on DATABASE_URL, always 1 on the embedded database"),
+  Config.validate({ message: "a whole number of processes, at least 1", validation: (n) => n >= 1 }),
+  Config.option
+)
+
+/**
+ * How many processes to run. On a Postgres server every process is one more
+ * instance on the shared database, so the default uses every core. The
+ * embedded database is a file one process opens (see Db/DataDirLock): it
+ * stays at one, and a larger WEB_CONCURRENCY is refused in the log, not obeyed.
+ */
+export const processCount: Effect.Effect<number, unknown, AppConfig> = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const asked = yield* webConcurrency
+  if (Option.isNone(config.databaseUrl)) {
+    if (Option.isSome(asked) && asked.value > 1) {
+      yield* Effect.logWarning("WEB_CONCURRENCY ignored: the embedded database is opened by one process; set DATABASE_URL to run several").pipe(
+        Effect.annotateLogs({ webConcurrency: asked.value, processes: 1 })
+      )
+    }
+    return 1
+  }
+  return Option.getOrElse(asked, () => os.availableParallelism())
+})
