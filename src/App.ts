@@ -59,6 +59,7 @@ import * as KeyCheck from "./Config/KeyCheck.js"
 import * as JsonBody from "./Http/JsonBody.js"
 import { McpLive } from "./Mcp/Http.js"
 import { McpAuthenticationLive } from "./Mcp/Authentication.js"
+import * as WorkerChannel from "./WorkerChannel/Http.js"
 
 /** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
 export const ServicesLive = Layer.mergeAll(
@@ -134,7 +135,7 @@ const CorsLive = Layer.unwrapEffect(
  */
 export const HttpLive = HttpApiBuilder.serve((app) => RequestLog.middleware()(JsonBody.middleware(app))).pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
-  Layer.provide([rootProbes, MetricsRoute.layer]),
+  Layer.provide([rootProbes, MetricsRoute.layer, WorkerChannel.layer]),
   Layer.provide(WebRoutes.layer()),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
   Layer.provide(ErrorMiddleware.layer),

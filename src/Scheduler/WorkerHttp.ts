@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { CurrentWorker } from "../Auth/Security.js"
@@ -11,8 +11,10 @@ import { RunNotFound } from "./RunRejection.js"
 import type { PolledRow } from "./Transitions.js"
 import { WorkerProtocol } from "./WorkerProtocol.js"
 import { isUuid } from "../Domain/Ids.js"
+import { enabled as channelEnabled } from "../WorkerChannel/Config.js"
+import { channelHeader, channelPath } from "../WorkerChannel/Rpcs.js"
 
-const toPolled = (row: PolledRow) => ({
+export const toPolled = (row: PolledRow) => ({
   ...toRun(row),
   trigger: {
     id: row.trigger_id,
@@ -42,9 +44,14 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
   Effect.gen(function*() {
     const protocol = yield* WorkerProtocol
     const workers = yield* WorkersRepo
+    // The worker SDK looks for this header to use the streaming channel (additive: the body is unchanged).
+    const advertise = (yield* channelEnabled)
+      ? HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeader(response, channelHeader, channelPath)))
+      : Effect.void
     return handlers
       .handle("me", () =>
         Effect.gen(function*() {
+          yield* advertise
           const worker = yield* CurrentWorker
           const row = yield* workers.findInWorkspace(worker.workspaceId, worker.workerId)
           return yield* Option.match(row, {

@@ -11,7 +11,8 @@ import ts from "typescript"
  * are erased at build time and do not count.
  */
 const root = path.resolve(import.meta.dirname, "../..")
-const allowedPackages = new Set(["effect", "@effect/platform", "@effect/experimental"])
+// @effect/rpc carries the worker channel's contract (`WorkerChannel/Rpcs`): its RpcGroup and client are pure modules.
+const allowedPackages = new Set(["effect", "@effect/platform", "@effect/experimental", "@effect/rpc"])
 // The client follows the live event stream with @effect/experimental's SSE parser, a pure module.
 const allowedExperimental = new Set(["@effect/experimental/Sse"])
 
@@ -75,13 +76,14 @@ const apiFiles = (dir: string): Array<string> =>
   })
 
 describe("the contract imports nothing server-side", () => {
-  it("every Api.ts, the typed client and the worker SDK reach only effect and @effect/platform", () => {
-    const entries = ["src/Api.ts", "src/Client.ts", "src/WorkerSdk/index.ts", ...apiFiles(path.join(root, "src"))]
+  it("every Api.ts, the worker channel's RpcGroup, the typed client and the worker SDK reach only effect and @effect/platform (and @effect/rpc)", () => {
+    const entries = ["src/Api.ts", "src/Client.ts", "src/WorkerSdk/index.ts", "src/WorkerChannel/Rpcs.ts", ...apiFiles(path.join(root, "src"))]
     const { external, files } = reach(entries)
     expect(offending(external)).toEqual([])
     // The walk really went through the API: every group's definition is in it.
     expect(files).toContain("src/Runs/Api.ts")
     expect(files).toContain("src/Auth/Api.ts")
+    expect(files).toContain("src/WorkerChannel/Rpcs.ts")
     expect(files.length).toBeGreaterThan(20)
   })
 

@@ -1,0 +1,95 @@
+import type * as Headers from "@effect/platform/Headers"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
+import { NotFound, ValidationError } from "../Domain/Errors.js"
+import type { Conflict } from "../Domain/Errors.js"
+import { isUuid } from "../Domain/Ids.js"
+import { type RunRow, toRun } from "../Runs/Run.js"
+import { WorkerProtocol } from "../Scheduler/WorkerProtocol.js"
+import { type Channel, Connections } from "./Connections.js"
+import { Pushes } from "./Pushes.js"
+import { WorkerRpcs } from "./Rpcs.js"
+
+/** The header naming a request's connection; set by the route on the upgrade request (see `Http.ts`). */
+export const connectionHeader = "x-pts-channel-connection"
+
+interface Rejection {
+  readonly runId: string
+  readonly status: 404 | 409
+  readonly error: string
+}
+
+/**
+ * A refused step as the channel answers it: the status and error body the
+ * REST call would have answered (the one place the domain errors meet the wire).
+ */
+const rejectionOf = (runId: string, error: NotFound | Conflict): Rejection => ({
+  runId,
+  status: error instanceof NotFound ? 404 : 409,
+  error: error.error
+})
+
+// "none" means "no fault": it only describes a success (as the REST complete says).
+const faultlessFailure = "a failed run's faultClass is infra or client"
+
+export const handlers = WorkerRpcs.toLayer(Effect.gen(function*() {
+  const protocol = yield* WorkerProtocol
+  const connections = yield* Connections
+  const pushes = yield* Pushes
+
+  // The route opened the connection before the rpc server saw it; gone means it is closing.
+  const channelOf = (headers: Headers.Headers): Effect.Effect<Channel> => {
+    const channel = connections.find(headers[connectionHeader])
+    return channel === undefined ? Effect.dieMessage("worker channel closed") : Effect.succeed(channel)
+  }
+
+  /** One step for each run, grouped per worker into one statement by `WorkerProtocol`; each answered on its own. */
+  const each = (
+    channel: Channel,
+    runIds: ReadonlyArray<string>,
+    step: (workerId: string, runId: string) => Effect.Effect<RunRow, NotFound | Conflict>
+  ) =>
+    Effect.map(
+      Effect.forEach(runIds, (runId) =>
+        // A malformed id is no run of this worker's: 404 without asking the database (as a REST path id).
+        isUuid(runId)
+          ? Effect.either(step(channel.worker.workerId, runId.toLowerCase()))
+          : Effect.succeed(Either.left(NotFound.of("run"))), { concurrency: "unbounded" }),
+      (results) => ({
+        runs: results.flatMap((result) => Either.isRight(result) ? [toRun(result.right)] : []),
+        rejected: results.flatMap((result, i) => Either.isLeft(result) ? [rejectionOf(runIds[i]!, result.left)] : [])
+      })
+    )
+
+  return {
+    Runs: ({ slots }, { headers }) =>
+      Stream.unwrap(Effect.map(channelOf(headers), (channel) => {
+        connections.grant(channel, slots)
+        return pushes(channel)
+      })),
+    Slots: ({ slots }, { headers }) => Effect.map(channelOf(headers), (channel) => connections.grant(channel, slots)),
+    Start: ({ runIds }, { headers }) => Effect.flatMap(channelOf(headers), (channel) => each(channel, runIds, protocol.start)),
+    Heartbeat: ({ runIds }, { headers }) => Effect.flatMap(channelOf(headers), (channel) => each(channel, runIds, protocol.heartbeat)),
+    Complete: ({ runs }, { headers }) =>
+      Effect.gen(function*() {
+        const channel = yield* channelOf(headers)
+        const seen = new Set<string>()
+        for (const [i, item] of runs.entries()) {
+          const runId = item.runId.toLowerCase()
+          if (seen.has(runId)) return yield* Effect.fail(ValidationError.field("runs", `runs[${i}]: run ${item.runId} is named twice`))
+          seen.add(runId)
+          if (item.status === "failed" && item.faultClass === "none") {
+            return yield* Effect.fail(ValidationError.field("runs", `runs[${i}].faultClass: ${faultlessFailure}`))
+          }
+        }
+        const malformed = runs.filter((item) => !isUuid(item.runId))
+        const wellFormed = runs.flatMap((item) => isUuid(item.runId) ? [{ ...item, runId: item.runId.toLowerCase() }] : [])
+        const result = wellFormed.length === 0 ? { ended: [], rejected: [] } : yield* protocol.completeMany(channel.worker.workerId, wellFormed)
+        return {
+          runs: result.ended.map((terminal) => toRun(terminal.run)),
+          rejected: [...result.rejected, ...malformed.map((item) => rejectionOf(item.runId, NotFound.of("run")))]
+        }
+      })
+  }
+}))

@@ -1,0 +1,62 @@
+import * as Rpc from "@effect/rpc/Rpc"
+import * as RpcGroup from "@effect/rpc/RpcGroup"
+import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import * as Schema from "effect/Schema"
+import { ValidationError } from "../Domain/Errors.js"
+import { Run } from "../Runs/Run.js"
+import { CompleteManyPayload, PolledRun, RejectedRun } from "../Scheduler/WorkerApi.js"
+
+/**
+ * The streaming worker channel: one WebSocket per worker, carrying the same
+ * protocol as the REST calls (`Scheduler/WorkerApi`). Contract side only: the
+ * worker SDK imports it.
+ */
+
+/** Where the channel is served (a WebSocket upgrade with the worker's `wkt_` bearer token). */
+export const channelPath = "/api/v1/workers/me/channel"
+
+/** Response header of `GET /api/v1/workers/me` naming the channel's path when this service offers it. */
+export const channelHeader = "x-worker-channel"
+
+/** The most runs one request names (as `POST /workers/{id}/runs/complete`). */
+export const maxBatch = 100
+
+const Slots = Schema.Int.pipe(Schema.between(0, maxBatch))
+
+/** One push: runs handed to the worker (claimed and started) and the ids whose cancel was requested since the last push. */
+export const ChannelEvent = Schema.Struct({
+  runs: Schema.Array(PolledRun),
+  cancelRequested: Schema.Array(Schema.UUID)
+}).annotations({ identifier: "ChannelEvent" })
+
+/**
+ * Per-run answer of a batched step: the runs moved, and each run refused
+ * with the status and error body the REST call would have answered (404 not
+ * this worker's run, 409 wrong state).
+ */
+export const StepAnswer = Schema.Struct({
+  runs: Schema.Array(Run),
+  rejected: Schema.Array(RejectedRun)
+}).annotations({ identifier: "StepAnswer" })
+
+const RunIds = Schema.Struct({ runIds: Schema.Array(Schema.String).pipe(Schema.minItems(1), Schema.maxItems(maxBatch)) })
+
+export class WorkerRpcs extends RpcGroup.make(
+  /**
+   * The worker's runs, pushed as they are handed to it: each claimed and
+   * started (as a `claim=true&start=true` poll), at most `slots` of them
+   * until the worker grants more with `Slots`. Also pushes cancel requests.
+   */
+  Rpc.make("Runs", { payload: { slots: Slots }, success: ChannelEvent, stream: true }),
+  /** Grants `slots` more runs (the worker's slots that came free). */
+  Rpc.make("Slots", { payload: { slots: Slots } }),
+  /** claimed → running, per run (as `POST .../runs/{runId}/start`). */
+  Rpc.make("Start", { payload: RunIds, success: StepAnswer }),
+  /** Extends the heartbeat deadline, per run (as `POST .../runs/{runId}/heartbeat`). */
+  Rpc.make("Heartbeat", { payload: RunIds, success: StepAnswer }),
+  /** claimed or running → succeeded | failed, per run (as `POST /workers/{id}/runs/complete`). */
+  Rpc.make("Complete", { payload: CompleteManyPayload, success: StepAnswer, error: ValidationError })
+) {}
+
+/** How the channel's messages are encoded: one JSON message per WebSocket frame (both sides use this). */
+export const serialization = RpcSerialization.layerJson
