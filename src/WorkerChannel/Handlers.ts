@@ -2,10 +2,11 @@ import type * as Headers from "@effect/platform/Headers"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import { NotFound, ValidationError } from "../Domain/Errors.js"
-import type { Conflict } from "../Domain/Errors.js"
+import { ValidationError } from "../Domain/Errors.js"
+import { rejectedRun } from "../Http/RunRejections.js"
 import { isUuid } from "../Domain/Ids.js"
 import { type RunRow, toRun } from "../Runs/Run.js"
+import { RunNotFound, type RunRejection } from "../Scheduler/RunRejection.js"
 import { WorkerProtocol } from "../Scheduler/WorkerProtocol.js"
 import { type Channel, Connections } from "./Connections.js"
 import { Pushes } from "./Pushes.js"
@@ -13,22 +14,6 @@ import { WorkerRpcs } from "./Rpcs.js"
 
 /** The header naming a request's connection; set by the route on the upgrade request (see `Http.ts`). */
 export const connectionHeader = "x-pts-channel-connection"
-
-interface Rejection {
-  readonly runId: string
-  readonly status: 404 | 409
-  readonly error: string
-}
-
-/**
- * A refused step as the channel answers it: the status and error body the
- * REST call would have answered (the one place the domain errors meet the wire).
- */
-const rejectionOf = (runId: string, error: NotFound | Conflict): Rejection => ({
-  runId,
-  status: error instanceof NotFound ? 404 : 409,
-  error: error.error
-})
 
 // "none" means "no fault": it only describes a success (as the REST complete says).
 const faultlessFailure = "a failed run's faultClass is infra or client"
@@ -48,17 +33,18 @@ export const handlers = WorkerRpcs.toLayer(Effect.gen(function*() {
   const each = (
     channel: Channel,
     runIds: ReadonlyArray<string>,
-    step: (workerId: string, runId: string) => Effect.Effect<RunRow, NotFound | Conflict>
+    step: (workerId: string, runId: string) => Effect.Effect<RunRow, RunRejection>
   ) =>
     Effect.map(
       Effect.forEach(runIds, (runId) =>
         // A malformed id is no run of this worker's: 404 without asking the database (as a REST path id).
         isUuid(runId)
           ? Effect.either(step(channel.worker.workerId, runId.toLowerCase()))
-          : Effect.succeed(Either.left(NotFound.of("run"))), { concurrency: "unbounded" }),
+          : Effect.succeed(Either.left(new RunNotFound({ runId }))), { concurrency: "unbounded" }),
       (results) => ({
         runs: results.flatMap((result) => Either.isRight(result) ? [toRun(result.right)] : []),
-        rejected: results.flatMap((result, i) => Either.isLeft(result) ? [rejectionOf(runIds[i]!, result.left)] : [])
+        // As the REST calls answer them (`Http/RunRejections`), under the id the worker sent.
+        rejected: results.flatMap((result, i) => Either.isLeft(result) ? [{ ...rejectedRun(result.left), runId: runIds[i]! }] : [])
       })
     )
 
@@ -88,7 +74,7 @@ export const handlers = WorkerRpcs.toLayer(Effect.gen(function*() {
         const result = wellFormed.length === 0 ? { ended: [], rejected: [] } : yield* protocol.completeMany(channel.worker.workerId, wellFormed)
         return {
           runs: result.ended.map((terminal) => toRun(terminal.run)),
-          rejected: [...result.rejected, ...malformed.map((item) => rejectionOf(item.runId, NotFound.of("run")))]
+          rejected: [...result.rejected, ...malformed.map((item) => new RunNotFound({ runId: item.runId }))].map(rejectedRun)
         }
       })
   }
