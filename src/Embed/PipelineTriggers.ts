@@ -20,6 +20,7 @@ import { RunRequests } from "../Runs/RunRequests.js"
 import { Workspaces } from "../Tenancy/Workspaces.js"
 import { CreateTrigger, JsonInput, type Trigger } from "../Triggers/Api.js"
 import { Triggers } from "../Triggers/Triggers.js"
+import { answerTriggerErrors } from "../Triggers/WireErrors.js"
 import { Workers } from "../Workers/Workers.js"
 import { PipelineTriggersConfig } from "./Config.js"
 
@@ -110,7 +111,7 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
       )
 
     const getTrigger = (triggerId: string): Effect.Effect<Trigger, NotFound | Forbidden> =>
-      Effect.flatMap(triggerIdOf(triggerId), (id) => asPrincipal(triggers.get(id)))
+      Effect.flatMap(triggerIdOf(triggerId), (id) => asPrincipal(answerTriggerErrors(triggers.get(id))))
 
     /** A new queued run, assigned at once when a worker is online. `input` defaults to the trigger's. */
     const startRun = (

@@ -1,6 +1,6 @@
-import * as Effect from "effect/Effect"
 import { Conflict, NotFound } from "../Domain/Errors.js"
-import { isRunRejection, type RunRejection } from "../Scheduler/RunRejection.js"
+import type { RunNotFound, RunRejection, RunStateConflict } from "../Scheduler/RunRejection.js"
+import { answering } from "./DomainErrors.js"
 
 /**
  * A refused run step as the contract answers it, for every handler that moves
@@ -18,11 +18,7 @@ export const rejectedRun = (why: RunRejection) => ({
 })
 
 /** `effect` with its run rejections answered as `rejectionError` says. */
-export const answerRejections = <A, E, R>(
-  effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, Exclude<E, RunRejection> | NotFound | Conflict, R> =>
-  Effect.catchIf(effect, isRunRejection, (why) => Effect.fail(rejectionError(why))) as Effect.Effect<
-    A,
-    Exclude<E, RunRejection> | NotFound | Conflict,
-    R
-  >
+export const answerRejections = answering({
+  RunNotFound: (why: RunNotFound) => rejectionError(why) as NotFound,
+  RunStateConflict: (why: RunStateConflict) => rejectionError(why) as Conflict
+})

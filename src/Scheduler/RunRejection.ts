@@ -35,5 +35,3 @@ export class RunStateConflict extends Schema.TaggedError<RunStateConflict>()("Ru
 
 /** Why a step left a run where it was. */
 export type RunRejection = RunNotFound | RunStateConflict
-
-export const isRunRejection: (u: unknown) => u is RunRejection = Schema.is(Schema.Union(RunNotFound, RunStateConflict))

@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { Triggers } from "./Triggers.js"
+import { answerTriggerErrors as answer } from "./WireErrors.js"
 
 export const TriggersLive = HttpApiBuilder.group(Api, "triggers", (handlers) =>
   Effect.gen(function*() {
@@ -9,8 +10,8 @@ export const TriggersLive = HttpApiBuilder.group(Api, "triggers", (handlers) =>
     return handlers
       .handle("list", ({ path, urlParams }) => triggers.list(path.envId, urlParams))
       .handle("create", ({ path, payload }) => triggers.create(path.envId, payload))
-      .handle("get", ({ path }) => triggers.get(path.id))
-      .handle("update", ({ path, payload }) => triggers.update(path.id, payload))
-      .handle("delete", ({ path }) => triggers.remove(path.id))
-      .handle("rotateMcpToken", ({ path }) => triggers.rotateMcpToken(path.id))
+      .handle("get", ({ path }) => answer(triggers.get(path.id)))
+      .handle("update", ({ path, payload }) => answer(triggers.update(path.id, payload)))
+      .handle("delete", ({ path }) => answer(triggers.remove(path.id)))
+      .handle("rotateMcpToken", ({ path }) => answer(triggers.rotateMcpToken(path.id)))
   }))

@@ -7,7 +7,7 @@ import { CurrentActor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import { generate, sha256 } from "../Crypto/Tokens.js"
-import { Conflict, type Forbidden, NotFound, ValidationError } from "../Domain/Errors.js"
+import { type Forbidden, type NotFound, ValidationError } from "../Domain/Errors.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import type { Role } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
@@ -15,6 +15,7 @@ import { UrlGuard } from "../Webhooks/UrlGuard.js"
 import { type CreateTrigger, type PatchTrigger, Trigger } from "./Api.js"
 import * as Schedule from "./Schedule.js"
 import { schedulesChannel } from "./ScheduleSignal.js"
+import { TriggerHasActiveRuns, TriggerNotFound } from "./TriggerErrors.js"
 import { type TriggerChanges, type TriggerRow, TriggersRepo } from "./TriggersRepo.js"
 import { rowsAreValid } from "../Domain/Rows.js"
 
@@ -169,7 +170,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       return toTrigger(row)
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
-    const get = (id: string): Effect.Effect<Trigger, NotFound | Forbidden, CurrentActor> =>
+    const get = (id: string): Effect.Effect<Trigger, TriggerNotFound | NotFound | Forbidden, CurrentActor> =>
       Effect.map(repo.findVisible(id, "viewer"), toTrigger)
 
     const list = Effect.fn("Triggers.list")(function*(
@@ -196,7 +197,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       const row = yield* sql.withTransaction(Effect.gen(function*() {
         // Re-read under a row lock so two PATCHes of different fields both survive.
         const locked = yield* repo.lockActive(id)
-        if (Option.isNone(locked)) return yield* Effect.fail(NotFound.of("trigger"))
+        if (Option.isNone(locked)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
         const before = locked.value
         const kept = scheduleOf(before)
         // The same schedule sent again keeps its next tick (re-sending it must not shift or skip one).
@@ -225,7 +226,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
         )
         if (changed.length === 0) return before
         const updated = yield* repo.update(id, next)
-        if (Option.isNone(updated)) return yield* Effect.fail(NotFound.of("trigger"))
+        if (Option.isNone(updated)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
         yield* audit.record({
           environmentId: before.environment_id,
           actor,
@@ -247,10 +248,10 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
         // Waits for a run request holding the trigger row (FOR SHARE) to commit; the
         // conditional UPDATE below is then a new statement whose snapshot sees that run.
         // Later run requests wait on this lock and then find the trigger deleted.
-        if (Option.isNone(yield* repo.lockActive(id))) return yield* Effect.fail(NotFound.of("trigger"))
+        if (Option.isNone(yield* repo.lockActive(id))) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
         if (!(yield* repo.softDelete(id))) {
           // The row is locked and not deleted, so only active runs can have refused it.
-          return yield* Effect.fail(new Conflict({ error: "trigger has active runs (queued, assigned, claimed or running)" }))
+          return yield* Effect.fail(new TriggerHasActiveRuns({ triggerId: id }))
         }
         yield* audit.record({
           environmentId: current.environment_id,
@@ -269,7 +270,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       const actor = yield* CurrentActor
       const token = generate("mcp")
       yield* sql.withTransaction(Effect.gen(function*() {
-        if (!(yield* repo.setMcpTokenHash(id, sha256(token)))) return yield* Effect.fail(NotFound.of("trigger"))
+        if (!(yield* repo.setMcpTokenHash(id, sha256(token)))) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
         yield* audit.record({
           environmentId: current.environment_id,
           actor,

@@ -2,8 +2,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { CurrentActor } from "../Auth/Security.js"
-import type { Forbidden } from "../Domain/Errors.js"
-import { NotFound } from "../Domain/Errors.js"
+import type { Forbidden, NotFound } from "../Domain/Errors.js"
+import { TriggerNotFound } from "./TriggerErrors.js"
 import type { Role } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
 
@@ -68,13 +68,13 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
 
     /**
      * The trigger when it exists, is not deleted and the caller has at least
-     * `min` in its environment: 404 when missing, deleted or not visible, 403
-     * when visible but below the role.
+     * `min` in its environment: `TriggerNotFound` when missing or deleted;
+     * the access policy's 404 when not visible, 403 when below the role.
      */
-    const findVisible = (id: string, min: Role): Effect.Effect<TriggerRow, NotFound | Forbidden, CurrentActor> =>
+    const findVisible = (id: string, min: Role): Effect.Effect<TriggerRow, TriggerNotFound | NotFound | Forbidden, CurrentActor> =>
       Effect.gen(function*() {
         const row = yield* findActive(id)
-        if (Option.isNone(row)) return yield* Effect.fail(NotFound.of("trigger"))
+        if (Option.isNone(row)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
         yield* policy.requireRole(row.value.environment_id, min, "trigger")
         return row.value
       })
