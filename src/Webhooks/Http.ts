@@ -7,6 +7,7 @@ import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { DeliveriesRepo, type DeliveryRow } from "./DeliveriesRepo.js"
 import { Redelivery } from "./Redelivery.js"
+import { answerWebhookErrors } from "./WireErrors.js"
 
 const toApi = (row: DeliveryRow) => ({
   id: row.id,
@@ -40,5 +41,5 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         const result = page(rows, limit)
         return { items: result.items.map(toApi), nextCursor: result.nextCursor }
       }).pipe(Effect.withSpan("Webhooks.listDeliveries")))
-      .handle("redeliver", ({ path }) => redelivery.redeliver(path.id))
+      .handle("redeliver", ({ path }) => answerWebhookErrors(redelivery.redeliver(path.id)))
   }))

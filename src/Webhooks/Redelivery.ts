@@ -3,12 +3,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { CurrentActor } from "../Auth/Security.js"
-import { Conflict, NotFound } from "../Domain/Errors.js"
+import { RunNotFound } from "../Scheduler/RunRejection.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { DeliveriesRepo } from "./DeliveriesRepo.js"
-
-const notTerminal = new Conflict({ error: "the run has not ended: its webhook is sent when it does" })
-const pending = new Conflict({ error: "a delivery of this run's webhook is still pending" })
+import { DeliveryPending, RunNotEnded, WebhookNotConfigured } from "./WebhookErrors.js"
 
 /**
  * Operators sending a terminal run's webhook again (a receiver lost it): a
@@ -28,14 +26,14 @@ export class Redelivery extends Effect.Service<Redelivery>()("Webhooks/Redeliver
      */
     const redeliver = Effect.fn("Webhooks.redeliver")(function*(runId: string) {
       const run = yield* repo.runForRedelivery(runId).pipe(Effect.orDie)
-      if (Option.isNone(run)) return yield* Effect.fail(NotFound.of("run"))
+      if (Option.isNone(run)) return yield* Effect.fail(new RunNotFound({ runId }))
       yield* policy.requireRole(run.value.environment_id, "operator", "run")
-      if (!run.value.has_webhook) return yield* Effect.fail(new NotFound({ error: "the run's trigger has no webhook" }))
-      if (!run.value.terminal) return yield* Effect.fail(notTerminal)
+      if (!run.value.has_webhook) return yield* Effect.fail(new WebhookNotConfigured({ runId }))
+      if (!run.value.terminal) return yield* Effect.fail(new RunNotEnded({ runId }))
       const actor = yield* CurrentActor
       yield* sql.withTransaction(Effect.gen(function*() {
         // Not inserted: a delivery is pending (the run is terminal and has a webhook, as read above).
-        if (!(yield* repo.redeliver(runId))) return yield* Effect.fail(pending)
+        if (!(yield* repo.redeliver(runId))) return yield* Effect.fail(new DeliveryPending({ runId }))
         yield* audit.record({
           environmentId: run.value.environment_id,
           actor,
