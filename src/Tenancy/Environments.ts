@@ -3,9 +3,9 @@ import * as Effect from "effect/Effect"
 import type { Actor } from "../Auth/Security.js"
 import { ApiKeys } from "../ApiKeys/ApiKeys.js"
 import { AuditLog } from "../Audit/AuditLog.js"
-import { Conflict, NotFound } from "../Domain/Errors.js"
 import { activeStatuses } from "../Runs/Run.js"
 import type { Environment } from "./Api.js"
+import { EnvironmentHasActiveRuns, EnvironmentNotFound } from "./TenancyErrors.js"
 import { type EnvironmentRow, toEnvironment } from "./Workspaces.js"
 
 /** Renaming and deleting environments; callers check the role first (see Policy). */
@@ -16,10 +16,10 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
     // Required, not a dependency: it must be the instance authentication uses (see `App.ServicesLive`).
     const apiKeys = yield* ApiKeys
 
-    const rename = (actor: Actor, id: string, name: string): Effect.Effect<Environment, NotFound> =>
+    const rename = (actor: Actor, id: string, name: string): Effect.Effect<Environment, EnvironmentNotFound> =>
       Effect.gen(function*() {
         const previous = yield* sql<{ name: string }>`SELECT name FROM environments WHERE id = ${id} FOR UPDATE`
-        if (previous.length === 0) return yield* Effect.fail(NotFound.of("environment"))
+        if (previous.length === 0) return yield* Effect.fail(new EnvironmentNotFound({ environmentId: id }))
         const rows = yield* sql<EnvironmentRow>`
           UPDATE environments SET name = ${name}, updated_at = now() WHERE id = ${id}
           RETURNING id, workspace_id, name, created_at, updated_at`
@@ -43,10 +43,10 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
      * makes the "no active runs" check race-free: a run being inserted holds a
      * key-share lock on the environment, so we wait for it and then see it.
      */
-    const remove = (id: string): Effect.Effect<void, NotFound | Conflict> =>
+    const remove = (id: string): Effect.Effect<void, EnvironmentNotFound | EnvironmentHasActiveRuns> =>
       Effect.gen(function*() {
         const locked = yield* sql`SELECT id FROM environments WHERE id = ${id} FOR UPDATE`
-        if (locked.length === 0) return yield* Effect.fail(NotFound.of("environment"))
+        if (locked.length === 0) return yield* Effect.fail(new EnvironmentNotFound({ environmentId: id }))
         // Active: queued (no worker yet) or held by one of the environment's
         // workers, and not ended; each half has its own partial index.
         const active = yield* sql<{ n: number }>`
@@ -55,9 +55,7 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
                 + (SELECT count(*) FROM runs r JOIN workers w ON w.id = r.worker_id
                    WHERE w.environment_id = ${id} AND r.ended_at IS NULL AND r.status IN ${sql.in(activeStatuses)}))::int AS n`
         const n = active[0]?.n ?? 0
-        if (n > 0) {
-          return yield* Effect.fail(new Conflict({ error: `environment has ${n} active run(s); wait for them to finish` }))
-        }
+        if (n > 0) return yield* Effect.fail(new EnvironmentHasActiveRuns({ environmentId: id, activeRuns: n }))
         yield* sql`DELETE FROM environments WHERE id = ${id}`
         yield* Effect.logInfo("environment deleted").pipe(Effect.annotateLogs({ environmentId: id }))
       }).pipe(

@@ -8,6 +8,7 @@ import { defaultLimit } from "../Domain/Pagination.js"
 import { Environments } from "./Environments.js"
 import { Members } from "./Members.js"
 import { Policy } from "./Policy.js"
+import { answerTenancyErrors as answer } from "./WireErrors.js"
 import { Workspaces } from "./Workspaces.js"
 
 /** Workspace routes sit behind `UserAuthentication`, so the actor is always a user. */
@@ -22,10 +23,10 @@ export const WorkspacesLive = HttpApiBuilder.group(Api, "workspaces", (handlers)
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(currentUserId, (userId) => workspaces.list(userId, urlParams.cursor, urlParams.limit ?? defaultLimit)))
       .handle("createEnvironment", ({ path, payload }) =>
-        Effect.flatMap(currentUserId, (userId) => workspaces.createEnvironment(userId, path.wsId, payload.name)))
+        Effect.flatMap(currentUserId, (userId) => answer(workspaces.createEnvironment(userId, path.wsId, payload.name))))
       .handle("listEnvironments", ({ path, urlParams }) =>
         Effect.flatMap(currentUserId, (userId) =>
-          workspaces.listEnvironments(userId, path.wsId, urlParams.cursor, urlParams.limit ?? defaultLimit)))
+          answer(workspaces.listEnvironments(userId, path.wsId, urlParams.cursor, urlParams.limit ?? defaultLimit))))
   }))
 
 export const EnvironmentsLive = HttpApiBuilder.group(Api, "environments", (handlers) =>
@@ -37,12 +38,12 @@ export const EnvironmentsLive = HttpApiBuilder.group(Api, "environments", (handl
       .handle("update", ({ path, payload }) =>
         Effect.gen(function*() {
           yield* policy.requireRole(path.id, "admin")
-          return yield* environments.rename(yield* CurrentActor, path.id, payload.name)
+          return yield* answer(environments.rename(yield* CurrentActor, path.id, payload.name))
         }))
       .handle("delete", ({ path }) =>
         Effect.gen(function*() {
           yield* policy.requireRole(path.id, "owner")
-          yield* environments.remove(path.id)
+          yield* answer(environments.remove(path.id))
         }))
       .handle("listMembers", ({ path, urlParams }) =>
         Effect.gen(function*() {
@@ -52,17 +53,17 @@ export const EnvironmentsLive = HttpApiBuilder.group(Api, "environments", (handl
       .handle("addMember", ({ path, payload }) =>
         Effect.gen(function*() {
           yield* policy.requireRole(path.envId, "admin")
-          return yield* members.add(yield* CurrentActor, path.envId, payload.userId, payload.role)
+          return yield* answer(members.add(yield* CurrentActor, path.envId, payload.userId, payload.role))
         }))
       .handle("updateMember", ({ path, payload }) =>
         Effect.gen(function*() {
           yield* policy.requireRole(path.envId, "admin")
-          return yield* members.changeRole(yield* CurrentActor, path.envId, path.userId, payload.role)
+          return yield* answer(members.changeRole(yield* CurrentActor, path.envId, path.userId, payload.role))
         }))
       .handle("removeMember", ({ path }) =>
         Effect.gen(function*() {
           yield* policy.requireRole(path.envId, "admin")
-          yield* members.remove(yield* CurrentActor, path.envId, path.userId)
+          yield* answer(members.remove(yield* CurrentActor, path.envId, path.userId))
         }))
   }))
 

@@ -2,7 +2,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import type { Actor } from "../Auth/Security.js"
 import { AuditLog } from "../Audit/AuditLog.js"
-import { Conflict, Forbidden, NotFound, ValidationError } from "../Domain/Errors.js"
+import { ValidationError } from "../Domain/Errors.js"
+import { AlreadyMember, LastOwner, MemberNotFound, OwnerRoleReserved, UserNotFound } from "./TenancyErrors.js"
 import type { Role } from "../Domain/Schemas.js"
 import type { Member } from "./Api.js"
 import { isUuid } from "../Domain/Ids.js"
@@ -34,9 +35,6 @@ const decodeCursor = (cursor: string | undefined): Effect.Effect<{ position: str
   return Effect.fail(ValidationError.field("cursor", "invalid cursor"))
 }
 
-const ownerOnly = new Forbidden({ error: "only an owner grants, changes or removes the owner role" })
-const lastOwner = new Conflict({ error: "an environment must keep at least one owner" })
-const memberNotFound = NotFound.of("member")
 
 /**
  * Memberships of an environment. Every change locks the environment's member
@@ -88,32 +86,32 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
         (rows) => toMember(rows[0]!)
       )
 
-    const add = (actor: Actor, environmentId: string, userId: string, role: Role): Effect.Effect<Member, NotFound | Forbidden | Conflict> =>
+    const add = (actor: Actor, environmentId: string, userId: string, role: Role): Effect.Effect<Member, OwnerRoleReserved | UserNotFound | AlreadyMember> =>
       Effect.gen(function*() {
         const locked = yield* lockRoles(environmentId, actor)
-        if (role === "owner" && !locked.callerIsOwner) return yield* Effect.fail(ownerOnly)
+        if (role === "owner" && !locked.callerIsOwner) return yield* Effect.fail(new OwnerRoleReserved())
         const user = yield* sql`SELECT 1 FROM users WHERE id = ${userId}`
-        if (user.length === 0) return yield* Effect.fail(NotFound.of("user"))
+        if (user.length === 0) return yield* Effect.fail(new UserNotFound({ userId }))
         // ON CONFLICT rather than the locked map: a concurrent add of the same user is a new row the lock cannot see.
         const inserted = yield* sql`
           INSERT INTO members (environment_id, user_id, role) VALUES (${environmentId}, ${userId}, ${role})
           ON CONFLICT (environment_id, user_id) DO NOTHING RETURNING user_id`
-        if (inserted.length === 0) return yield* Effect.fail(new Conflict({ error: "user is already a member" }))
+        if (inserted.length === 0) return yield* Effect.fail(new AlreadyMember({ userId }))
         yield* audit.record({ environmentId, actor, action: "member.added", targetType: "user", targetId: userId, metadata: { role } })
         return yield* findOne(environmentId, userId)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Members.add"))
 
-    const changeRole = (actor: Actor, environmentId: string, userId: string, role: Role): Effect.Effect<Member, NotFound | Forbidden | Conflict> =>
+    const changeRole = (actor: Actor, environmentId: string, userId: string, role: Role): Effect.Effect<Member, MemberNotFound | OwnerRoleReserved | LastOwner> =>
       Effect.gen(function*() {
         const locked = yield* lockRoles(environmentId, actor)
         // The map is keyed by the database's lower-case spelling of the id.
         const current = locked.roles.get(userId.toLowerCase())
-        if (current === undefined) return yield* Effect.fail(memberNotFound)
+        if (current === undefined) return yield* Effect.fail(new MemberNotFound({ userId }))
         if ((current === "owner" || role === "owner") && !locked.callerIsOwner && current !== role) {
-          return yield* Effect.fail(ownerOnly)
+          return yield* Effect.fail(new OwnerRoleReserved())
         }
         if (current === role) return yield* findOne(environmentId, userId)
-        if (current === "owner" && locked.owners <= 1) return yield* Effect.fail(lastOwner)
+        if (current === "owner" && locked.owners <= 1) return yield* Effect.fail(new LastOwner())
         yield* sql`UPDATE members SET role = ${role} WHERE environment_id = ${environmentId} AND user_id = ${userId}`
         yield* audit.record({
           environmentId,
@@ -126,14 +124,14 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
         return yield* findOne(environmentId, userId)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Members.changeRole"))
 
-    const remove = (actor: Actor, environmentId: string, userId: string): Effect.Effect<void, NotFound | Forbidden | Conflict> =>
+    const remove = (actor: Actor, environmentId: string, userId: string): Effect.Effect<void, MemberNotFound | OwnerRoleReserved | LastOwner> =>
       Effect.gen(function*() {
         const locked = yield* lockRoles(environmentId, actor)
         // The map is keyed by the database's lower-case spelling of the id.
         const current = locked.roles.get(userId.toLowerCase())
-        if (current === undefined) return yield* Effect.fail(memberNotFound)
-        if (current === "owner" && !locked.callerIsOwner) return yield* Effect.fail(ownerOnly)
-        if (current === "owner" && locked.owners <= 1) return yield* Effect.fail(lastOwner)
+        if (current === undefined) return yield* Effect.fail(new MemberNotFound({ userId }))
+        if (current === "owner" && !locked.callerIsOwner) return yield* Effect.fail(new OwnerRoleReserved())
+        if (current === "owner" && locked.owners <= 1) return yield* Effect.fail(new LastOwner())
         yield* sql`DELETE FROM members WHERE environment_id = ${environmentId} AND user_id = ${userId}`
         yield* audit.record({
           environmentId,

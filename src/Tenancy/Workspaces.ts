@@ -1,9 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../Crypto/Ids.js"
-import { Forbidden, NotFound, type ValidationError } from "../Domain/Errors.js"
+import type { ValidationError } from "../Domain/Errors.js"
 import { decodeCursor, page } from "../Domain/Pagination.js"
 import type { Environment, Workspace } from "./Api.js"
+import { NotWorkspaceOwner, WorkspaceNotFound } from "./TenancyErrors.js"
 
 export interface EnvironmentRow {
   readonly id: string
@@ -71,13 +72,13 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
         return { items: p.items.map(toWorkspace), nextCursor: p.nextCursor }
       }).pipe(Effect.withSpan("Workspaces.list"))
 
-    /** The workspace's owner when the user can see it; 404 otherwise. */
-    const requireVisible = (userId: string, workspaceId: string): Effect.Effect<{ ownerId: string }, NotFound> =>
+    /** The workspace's owner when the user can see it; `WorkspaceNotFound` otherwise. */
+    const requireVisible = (userId: string, workspaceId: string): Effect.Effect<{ ownerId: string }, WorkspaceNotFound> =>
       Effect.gen(function*() {
         const rows = yield* sql<{ owner_id: string }>`
           SELECT w.owner_id FROM workspaces w WHERE w.id = ${workspaceId} AND ${visibleTo(userId)}`.pipe(Effect.orDie)
         const row = rows[0]
-        if (!row) return yield* Effect.fail(NotFound.of("workspace"))
+        if (!row) return yield* Effect.fail(new WorkspaceNotFound({ workspaceId }))
         return { ownerId: row.owner_id }
       })
 
@@ -86,11 +87,11 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
       userId: string,
       workspaceId: string,
       name: string
-    ): Effect.Effect<Environment, NotFound | Forbidden> =>
+    ): Effect.Effect<Environment, WorkspaceNotFound | NotWorkspaceOwner> =>
       Effect.gen(function*() {
         const ws = yield* requireVisible(userId, workspaceId)
         if (ws.ownerId !== userId) {
-          return yield* Effect.fail(new Forbidden({ error: "only the workspace owner creates environments" }))
+          return yield* Effect.fail(new NotWorkspaceOwner({ workspaceId }))
         }
         const id = uuidv7()
         return yield* Effect.gen(function*() {
@@ -108,7 +109,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
       workspaceId: string,
       cursor: string | undefined,
       limit: number
-    ): Effect.Effect<PageOf<Environment>, NotFound | ValidationError> =>
+    ): Effect.Effect<PageOf<Environment>, WorkspaceNotFound | ValidationError> =>
       Effect.gen(function*() {
         yield* requireVisible(userId, workspaceId)
         const after = yield* decodeCursor(cursor)

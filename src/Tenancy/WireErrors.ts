@@ -1,0 +1,20 @@
+import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
+import { answering } from "../Http/DomainErrors.js"
+import type * as E from "./TenancyErrors.js"
+
+const notFound = (error: { readonly message: string }) => new NotFound({ error: error.message })
+const forbidden = (error: { readonly message: string }) => new Forbidden({ error: error.message })
+const conflict = (error: { readonly message: string }) => new Conflict({ error: error.message })
+
+/** Workspaces', environments' and members' own failures as the contract answers them. */
+export const answerTenancyErrors = answering({
+  WorkspaceNotFound: (error: E.WorkspaceNotFound) => notFound(error),
+  NotWorkspaceOwner: (error: E.NotWorkspaceOwner) => forbidden(error),
+  EnvironmentNotFound: (error: E.EnvironmentNotFound) => notFound(error),
+  EnvironmentHasActiveRuns: (error: E.EnvironmentHasActiveRuns) => conflict(error),
+  UserNotFound: (error: E.UserNotFound) => notFound(error),
+  MemberNotFound: (error: E.MemberNotFound) => notFound(error),
+  AlreadyMember: (error: E.AlreadyMember) => conflict(error),
+  OwnerRoleReserved: (error: E.OwnerRoleReserved) => forbidden(error),
+  LastOwner: (error: E.LastOwner) => conflict(error)
+})

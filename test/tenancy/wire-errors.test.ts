@@ -1,0 +1,27 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { Conflict, Forbidden, NotFound } from "../../src/Domain/Errors.js"
+import * as E from "../../src/Tenancy/TenancyErrors.js"
+import { answerTenancyErrors } from "../../src/Tenancy/WireErrors.js"
+
+const id = "01a2059a-8d10-7335-b62e-f1db70327ba4"
+const answered = (error: unknown) => Effect.flip(answerTenancyErrors(Effect.fail(error)))
+
+// Workspaces, environments and members say what happened; the handlers answer the contract's statuses and words.
+describe("tenancy errors at the HTTP edge", () => {
+  it.effect("each reason answers its status and words", () =>
+    Effect.gen(function*() {
+      expect(yield* answered(new E.WorkspaceNotFound({ workspaceId: id }))).toEqual(new NotFound({ error: "workspace not found" }))
+      expect(yield* answered(new E.NotWorkspaceOwner({ workspaceId: id })))
+        .toEqual(new Forbidden({ error: "only the workspace owner creates environments" }))
+      expect(yield* answered(new E.EnvironmentNotFound({ environmentId: id }))).toEqual(new NotFound({ error: "environment not found" }))
+      expect(yield* answered(new E.EnvironmentHasActiveRuns({ environmentId: id, activeRuns: 2 })))
+        .toEqual(new Conflict({ error: "environment has 2 active run(s); wait for them to finish" }))
+      expect(yield* answered(new E.UserNotFound({ userId: id }))).toEqual(new NotFound({ error: "user not found" }))
+      expect(yield* answered(new E.MemberNotFound({ userId: id }))).toEqual(new NotFound({ error: "member not found" }))
+      expect(yield* answered(new E.AlreadyMember({ userId: id }))).toEqual(new Conflict({ error: "user is already a member" }))
+      expect(yield* answered(new E.OwnerRoleReserved()))
+        .toEqual(new Forbidden({ error: "only an owner grants, changes or removes the owner role" }))
+      expect(yield* answered(new E.LastOwner())).toEqual(new Conflict({ error: "an environment must keep at least one owner" }))
+    }))
+})
