@@ -6,7 +6,9 @@
  *
  * Options (env): BENCH_RUNS (5000), BENCH_WORKERS (8), BENCH_SUPERVISE (10000),
  * BENCH_DB (both | pg | embedded), DATABASE_URL (the server to create bench databases on),
- * BENCH_SCHEDULES (10000 scheduled triggers) and BENCH_SCHEDULES_IDLE_SECONDS (60) for the schedules scenario.
+ * BENCH_SCHEDULES (10000 scheduled triggers) and BENCH_SCHEDULES_IDLE_SECONDS (60) for the schedules scenario,
+ * BENCH_IDLE_POLLS (10000 waiting workers), BENCH_IDLE_POLLS_SECONDS (120) and BENCH_IDLE_POLLS_WEB_CONCURRENCY
+ * (unset: npm start's default) for idle-polls.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -23,6 +25,8 @@ import { steps } from "./scenarios/steps.js"
 import { webhookDrain } from "./scenarios/webhookDrain.js"
 import { requests } from "./scenarios/requests.js"
 import { schedules } from "./scenarios/schedules.js"
+import { processesPass } from "./scenarios/processes.js"
+import { idlePolls } from "./scenarios/idlePolls.js"
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 // The local server over its Unix socket when there is one (how a service on the
@@ -35,7 +39,7 @@ const baseUrl = process.env.DATABASE_URL ??
     : "postgres://postgres@127.0.0.1:5432/postgres")
 const mode = process.env.BENCH_DB ?? "both"
 // BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision,
-// requests, schedules, metrics-off, graphile.
+// requests, schedules, metrics-off, processes, idle-polls, graphile.
 const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
 const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
@@ -138,7 +142,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
 }
 
 const metricsOffPass = async (databaseUrl: string, sizes: Sizes) => {
-  const service = await startService({ DATABASE_URL: databaseUrl, METRICS_ENABLED: "false" })
+  const service = await startService({ DATABASE_URL: databaseUrl, METRICS_ENABLED: "false", WEB_CONCURRENCY: "1" })
   const client = makeClient(service.url)
   const receiver = await startReceiver()
   try {
@@ -167,8 +171,33 @@ const main = async () => {
     }
     const serviceDb = await createDatabase(baseUrl, "pts_bench")
     machine.postgres = serverVersion
-    results.postgres = await passOn("postgres", { DATABASE_URL: serviceDb }, sizes)
+    // One process: these figures (heap after GC, RSS, CPU per run) are one process's, comparable
+    // from run to run and with graphile-worker's one; `processes` compares it with npm start's default.
+    results.postgres = await passOn("postgres", { DATABASE_URL: serviceDb, WEB_CONCURRENCY: "1" }, sizes)
     save(results)
+    if (wanted("processes")) {
+      // The same lifecycle on WEB_CONCURRENCY=1 and on npm start's default (one process per core), in the same run.
+      results.processes = []
+      for (const webConcurrency of ["1", undefined]) {
+        process.stderr.write(`[postgres] processes, WEB_CONCURRENCY=${webConcurrency ?? "default"}\n`)
+        const databaseUrl = await createDatabase(baseUrl, `pts_bench_processes_${webConcurrency ?? "default"}`)
+        const figures = await processesPass({ databaseUrl, webConcurrency, runs: sizes.runs, workers: sizes.workers })
+        process.stderr.write(`[postgres] processes: ${JSON.stringify(figures)}\n`)
+        ;(results.processes as Array<unknown>).push(figures)
+        save(results)
+      }
+    }
+    if (wanted("idle-polls")) {
+      process.stderr.write("[postgres] idle-polls\n")
+      results.idlePolls = await idlePolls({
+        databaseUrl: await createDatabase(baseUrl, "pts_bench_idle_polls"),
+        workers: env("BENCH_IDLE_POLLS", 10_000),
+        webConcurrency: process.env.BENCH_IDLE_POLLS_WEB_CONCURRENCY,
+        seconds: env("BENCH_IDLE_POLLS_SECONDS", 120)
+      })
+      process.stderr.write(`[postgres] idle-polls: ${JSON.stringify(results.idlePolls)}\n`)
+      save(results)
+    }
     if (wanted("metrics-off")) {
       // The same one-call-per-step lifecycle on a service with metrics off: what recording them costs.
       process.stderr.write("[postgres] metrics-off\n")
@@ -255,6 +284,23 @@ const printTable = (r: any) => {
     printPartial(db, x, add)
     add(`[${db}] request errors`, `${x.stepwise.errors + x.batched.errors + x.loaded.errors + x.webhook500.errors}`)
     add(`[${db}] runs lost (requested, never received by a worker)`, `${x.stepwise.lost + x.batched.lost + x.loaded.lost + x.webhook500.lost}`)
+  }
+  for (const p of r.processes ?? []) {
+    add(
+      `[postgres] processes: WEB_CONCURRENCY=${p.webConcurrency} (${p.processes}): runs/s, service CPU ms per run / per HTTP request (all processes)`,
+      `${p.runsPerSec}, ${p.serviceCpuMsPerRun} / ${p.serviceCpuMsPerRequest} (${p.requestsPerRun} requests per run)`
+    )
+  }
+  if (r.idlePolls) {
+    const i = r.idlePolls
+    add(
+      `[postgres] ${i.workers} idle long-polls (wait=30), WEB_CONCURRENCY=${i.webConcurrency}: service RSS idle → holding MB (per process)`,
+      `${i.rssIdleMb} → ${i.rssHoldingMb} (${i.rssHoldingPerProcessMb.join(" + ")})`
+    )
+    add(
+      `[postgres] ${i.workers} idle long-polls: answered / failed; empty answers late p50/p99/max ms; health p50/max ms; dispatch to a waiting poll p50/max ms`,
+      `${i.answered} / ${i.failed} (waiting at once ${i.waitingAtSteadyState}, at most ${i.maxWaiting}); ${i.lateMs.p50} / ${i.lateMs.p99} / ${i.lateMs.max}; ${i.healthMs.p50} / ${i.healthMs.max}; ${i.dispatchMs.p50} / ${i.dispatchMs.max}`
+    )
   }
   const w = [Math.max(...rows.map((x) => x[0].length)), Math.max(...rows.map((x) => x[1].length))]
   process.stdout.write(`machine: ${r.machine.cpus}, ${r.machine.memoryGb} GB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres} (via ${r.machine.postgresVia})\n`)

@@ -1,14 +1,37 @@
 import * as fs from "node:fs"
 
-/** CPU seconds (user + system) a process has used, from /proc; 0 where /proc is missing. */
-const cpuSecondsOf = (pid: number | string): number => {
+const statFields = (pid: number | string): Array<string> | undefined => {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   } catch {
-    return 0
+    return undefined
   }
+}
+
+/** CPU seconds (user + system) a process has used, from /proc; 0 where /proc is missing. */
+const cpuSecondsOf = (pid: number | string): number => {
+  const fields = statFields(pid)
+  return fields === undefined ? 0 : (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** The live children of a process (a service primary's service processes, WEB_CONCURRENCY). */
+export const childrenOf = (pid: number): Array<number> => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((s) => s.length > 0).map(Number)
+  } catch {
+    return []
+  }
+}
+
+/**
+ * CPU seconds of a service: its process, its live children, and the children
+ * it has reaped (a replaced service process), so several processes count as one service.
+ */
+export const serviceCpuSeconds = (pid: number): number => {
+  const fields = statFields(pid)
+  const reaped = fields === undefined ? 0 : (Number(fields[13]) + Number(fields[14])) / 100
+  return cpuSecondsOf(pid) + reaped + childrenOf(pid).reduce((sum, child) => sum + cpuSecondsOf(child), 0)
 }
 
 /** CPU seconds of every Postgres server process on this machine (the local server the bench uses). */
@@ -30,7 +53,7 @@ const postgresCpuSeconds = (): number => {
 }
 
 export interface CpuPerRun {
-  /** CPU milliseconds per run, as spent by the service process, the Postgres server and the bench itself. */
+  /** CPU milliseconds per run, as spent by the service (all its processes), the Postgres server and the bench itself. */
   readonly service: number
   readonly postgres: number
   readonly bench: number
@@ -41,14 +64,14 @@ export interface CpuPerRun {
  * bounds throughput when every process shares the same cores.
  */
 export const cpuMeter = (servicePid: number) => {
-  const service0 = cpuSecondsOf(servicePid)
+  const service0 = serviceCpuSeconds(servicePid)
   const postgres0 = postgresCpuSeconds()
   const bench0 = process.cpuUsage()
   return (runs: number): CpuPerRun => {
     const bench = process.cpuUsage(bench0)
     const per = (seconds: number) => Math.round((seconds * 1000 / runs) * 100) / 100
     return {
-      service: per(cpuSecondsOf(servicePid) - service0),
+      service: per(serviceCpuSeconds(servicePid) - service0),
       postgres: per(postgresCpuSeconds() - postgres0),
       bench: per((bench.user + bench.system) / 1e6)
     }

@@ -1,14 +1,14 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import cluster from "node:cluster"
-import { ServiceLive } from "../App.js"
 import { type AppConfig, layer as AppConfigLive } from "../Config/AppConfig.js"
 import * as Logging from "../Config/Logging.js"
 import * as StartupFailure from "../Config/StartupFailure.js"
 import * as Primary from "./Primary.js"
 import { processCount } from "./ProcessCount.js"
 
-const service = Layer.launch(ServiceLive)
+// Imported when this process runs the service: a primary of several never loads the app.
+const service = Effect.flatMap(Effect.promise(() => import("../App.js")), (app) => Layer.launch(app.ServiceLive))
 
 /**
  * One of several service processes. Its primary passes SIGTERM on and a
