@@ -10,7 +10,8 @@ import * as TrustedTokens from "../Auth/TrustedTokens.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { generate, sha256, tokenStart } from "../Crypto/Tokens.js"
-import { NotFound, type ValidationError } from "../Domain/Errors.js"
+import type { ValidationError } from "../Domain/Errors.js"
+import { ApiKeyNotFound } from "./ApiKeyErrors.js"
 import type { Role } from "../Domain/Schemas.js"
 import { decodeCursor, page } from "../Domain/Pagination.js"
 import type { ApiKey, KeyRole } from "./Api.js"
@@ -150,12 +151,12 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("ApiKeys.create"))
 
     /** Deletes the key; this instance stops trusting it at once, so it answers 401 from now on. */
-    const remove = (actor: Actor, environmentId: string, keyId: string): Effect.Effect<void, NotFound> =>
+    const remove = (actor: Actor, environmentId: string, keyId: string): Effect.Effect<void, ApiKeyNotFound> =>
       Effect.gen(function*() {
         const rows = yield* sql<{ name: string; prefix: string }>`
           DELETE FROM api_keys WHERE id = ${keyId} AND environment_id = ${environmentId} RETURNING name, prefix`
         const row = rows[0]
-        if (!row) return yield* Effect.fail(NotFound.of("API key"))
+        if (!row) return yield* Effect.fail(new ApiKeyNotFound({ keyId }))
         yield* audit.record({
           environmentId,
           actor,

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
 import { CurrentActor } from "../Auth/Security.js"
-import { Forbidden } from "../Domain/Errors.js"
+import { Forbidden, NotFound } from "../Domain/Errors.js"
 import { defaultLimit } from "../Domain/Pagination.js"
 import { roleAtLeast } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
@@ -32,6 +32,8 @@ export const ApiKeysLive = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
       .handle("delete", ({ path }) =>
         Effect.gen(function*() {
           yield* policy.requireRole(path.envId, "admin")
-          yield* keys.remove(yield* CurrentActor, path.envId, path.keyId)
+          yield* keys.remove(yield* CurrentActor, path.envId, path.keyId).pipe(
+            Effect.catchTag("ApiKeyNotFound", (error) => Effect.fail(new NotFound({ error: error.message })))
+          )
         }))
   }))

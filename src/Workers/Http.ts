@@ -5,6 +5,7 @@ import { Api } from "../Api.js"
 import { WorkerTokenTrust, workerTokenTrustMillis } from "../Auth/WorkerTokenTrust.js"
 import { Revocation } from "../Scheduler/Revocation.js"
 import { Workers } from "./Workers.js"
+import { answerWorkerErrors as answer } from "./WireErrors.js"
 
 export const WorkersLive = HttpApiBuilder.group(Api, "workers", (handlers) =>
   Effect.gen(function*() {
@@ -12,13 +13,13 @@ export const WorkersLive = HttpApiBuilder.group(Api, "workers", (handlers) =>
     const revocation = yield* Revocation
     const trust = yield* WorkerTokenTrust
     return handlers
-      .handle("register", ({ payload }) => workers.register(payload.registrationToken, payload.label))
+      .handle("register", ({ payload }) => answer(workers.register(payload.registrationToken, payload.label)))
       .handle("listEnvironment", ({ path, urlParams }) => workers.listEnvironment(path.envId, urlParams))
-      .handle("listWorkspace", ({ path, urlParams }) => workers.listWorkspace(path.wsId, urlParams))
-      .handle("updateWorker", ({ path, payload }) => workers.update(path.wsId, path.workerId, payload))
+      .handle("listWorkspace", ({ path, urlParams }) => answer(workers.listWorkspace(path.wsId, urlParams)))
+      .handle("updateWorker", ({ path, payload }) => answer(workers.update(path.wsId, path.workerId, payload)))
       .handle("revokeWorker", ({ path }) =>
         Effect.gen(function*() {
-          const worker = yield* workers.revoke(path.wsId, path.workerId)
+          const worker = yield* answer(workers.revoke(path.wsId, path.workerId))
           const committedAt = yield* Clock.currentTimeMillis
           trust.forgetWorker(worker.id)
           yield* revocation.workerRevoked(worker.id)

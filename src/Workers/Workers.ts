@@ -5,13 +5,13 @@ import { AuditLog } from "../Audit/AuditLog.js"
 import { CurrentActor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { generate, sha256 } from "../Crypto/Tokens.js"
-import { NotFound, Unauthorized } from "../Domain/Errors.js"
+import { WorkspaceNotFound } from "../Tenancy/TenancyErrors.js"
+import { InvalidRegistrationToken, WorkerNotFound } from "./WorkerErrors.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { toWorker, type WorkerStatus, WorkersRepo } from "./WorkersRepo.js"
 import { workerRevokedChannel } from "../Auth/WorkerTokenTrust.js"
 
-const invalidRegistration = new Unauthorized({ error: "invalid or already used registration token" })
 
 interface ListParams {
   readonly status?: WorkerStatus | undefined
@@ -33,12 +33,12 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
      * token usable.
      */
     const register = Effect.fn("Workers.register")(function*(registrationToken: string, label: string | undefined) {
-      if (!registrationToken.startsWith("wrk_")) return yield* Effect.fail(invalidRegistration)
+      if (!registrationToken.startsWith("wrk_")) return yield* Effect.fail(new InvalidRegistrationToken())
       const token = generate("wkt")
       const id = uuidv7()
       const row = yield* sql.withTransaction(Effect.gen(function*() {
         const key = yield* repo.consumeRegistrationToken(sha256(registrationToken))
-        if (Option.isNone(key)) return yield* Effect.fail(invalidRegistration)
+        if (Option.isNone(key)) return yield* Effect.fail(new InvalidRegistrationToken())
         const row = yield* repo.insert({
           id,
           environmentId: key.value.environment_id,
@@ -75,7 +75,6 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
      * key sees only its own environment. A workspace the caller cannot see is 404.
      */
     const listWorkspace = Effect.fn("Workers.listWorkspace")(function*(workspaceId: string, params: ListParams) {
-      const notFound = NotFound.of("workspace")
       const actor = yield* CurrentActor
       const after = yield* decodeCursor(params.cursor)
       const limit = params.limit ?? defaultLimit
@@ -83,10 +82,10 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       let rows
       if (actor._tag === "ApiKey" || actor._tag === "Mcp") {
         const ws = yield* repo.workspaceOfEnvironment(actor.environmentId)
-        if (Option.getOrUndefined(ws) !== workspaceId) return yield* Effect.fail(notFound)
+        if (Option.getOrUndefined(ws) !== workspaceId) return yield* Effect.fail(new WorkspaceNotFound({ workspaceId }))
         rows = yield* repo.listEnvironment(actor.environmentId, options)
       } else {
-        if (!(yield* repo.userSeesWorkspace(workspaceId, actor.userId))) return yield* Effect.fail(notFound)
+        if (!(yield* repo.userSeesWorkspace(workspaceId, actor.userId))) return yield* Effect.fail(new WorkspaceNotFound({ workspaceId }))
         rows = yield* repo.listWorkspaceForUser(workspaceId, actor.userId, options)
       }
       const result = page(rows, limit)
@@ -97,7 +96,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
     const administered = (workspaceId: string, workerId: string) =>
       Effect.gen(function*() {
         const found = yield* repo.findInWorkspace(workspaceId, workerId)
-        if (Option.isNone(found)) return yield* Effect.fail(NotFound.of("worker"))
+        if (Option.isNone(found)) return yield* Effect.fail(new WorkerNotFound({ workerId }))
         yield* policy.requireRole(found.value.environment_id, "admin", "worker")
         return found.value
       })
@@ -116,7 +115,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       const actor = yield* CurrentActor
       const row = yield* sql.withTransaction(Effect.gen(function*() {
         const updated = yield* repo.update(workerId, change)
-        if (Option.isNone(updated)) return yield* Effect.fail(NotFound.of("worker"))
+        if (Option.isNone(updated)) return yield* Effect.fail(new WorkerNotFound({ workerId }))
         const record = (action: "worker.label_changed" | "worker.drain_changed", metadata: Record<string, unknown>) =>
           audit.record({ environmentId: updated.value.environment_id, actor, action, targetType: "worker", targetId: workerId, metadata })
         if (change.label !== undefined) {
@@ -147,7 +146,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       const actor = yield* CurrentActor
       const row = yield* sql.withTransaction(Effect.gen(function*() {
         const revoked = yield* repo.revoke(workerId)
-        if (Option.isNone(revoked)) return yield* Effect.fail(NotFound.of("worker"))
+        if (Option.isNone(revoked)) return yield* Effect.fail(new WorkerNotFound({ workerId }))
         yield* audit.record({
           environmentId: revoked.value.environment_id,
           actor,
