@@ -8,6 +8,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import cluster from "node:cluster"
 import * as Metrics from "../Observability/Metrics.js"
 
 /**
@@ -112,7 +113,13 @@ export const config: Config.Config<Telemetry> = Config.all({
 export const layerWith = (telemetry: Telemetry): Layer.Layer<never> => {
   const resource = {
     serviceName: telemetry.serviceName,
-    attributes: { ...telemetry.attributes, "service.name": telemetry.serviceName }
+    // One of several processes (WEB_CONCURRENCY): its series are its own, and must not merge with
+    // the others' into one stream at the collector (each process's counters start at its start).
+    attributes: {
+      ...telemetry.attributes,
+      "service.name": telemetry.serviceName,
+      ...(cluster.isWorker ? { "process.pid": String(process.pid) } : {})
+    }
   }
   const headers = Redacted.value(telemetry.headers)
   const exporters = Layer.mergeAll(

@@ -118,6 +118,13 @@ export const run = (count: number) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const delay = yield* shutdownDelaySeconds
+    // The first SIGTERM/SIGINT interrupts this program (runMain) and then stops listening; a
+    // later one would kill the primary on the spot and its processes with it, mid-drain.
+    yield* Effect.sync(() => {
+      const ignore = () => {}
+      process.on("SIGTERM", ignore)
+      process.on("SIGINT", ignore)
+    })
     yield* prepare
     // Structured clone on the IPC channel: metric series carry +Inf bucket boundaries.
     cluster.setupPrimary({ serialization: "advanced" })
