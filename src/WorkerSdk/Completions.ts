@@ -11,8 +11,9 @@ import { ValidationError } from "../Domain/Errors.js"
 import { fatalUnauthorized, WorkerUnauthorized } from "./Errors.js"
 import { describe, retryTransient } from "./Transient.js"
 
-/** What `complete` sends for one run (the body of `POST .../runs/{runId}/complete`). */
-export type CompletePayload = Parameters<PipelineClient["workerProtocol"]["complete"]>[0]["payload"]
+import type { CompletePayload } from "./Calls.js"
+
+export type { CompletePayload }
 
 /**
  * Completes runs, coalescing: the completes that arrive while one call is in

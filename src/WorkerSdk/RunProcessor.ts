@@ -4,10 +4,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import type { PipelineClient } from "../Client.js"
 import { costPattern } from "../Domain/Decimal.js"
 import { Conflict, NotFound } from "../Domain/Errors.js"
-import type { CompletePayload, Completions } from "./Completions.js"
+import type { CompletePayload, WorkerCalls } from "./Calls.js"
+import type { Completions } from "./Completions.js"
 import { fatalUnauthorized, WorkerUnauthorized } from "./Errors.js"
 import { describe, retryTransient } from "./Transient.js"
 import type { RunResult, WorkerOptions, WorkerRun } from "./Types.js"
@@ -89,8 +89,8 @@ export const completeRetries = (schedule: Schedule.Schedule<unknown, unknown>) =
   schedule.pipe(Schedule.intersect(Schedule.recurs(8)), Schedule.asVoid)
 
 export const makeRunProcessor = <E, R>(
-  client: PipelineClient,
-  workerId: string,
+  /** How the steps reach the service: REST calls or the channel. */
+  calls: WorkerCalls,
   options: WorkerOptions<E, R>,
   fraction: number,
   schedule: Schedule.Schedule<unknown, unknown>,
@@ -102,7 +102,6 @@ export const makeRunProcessor = <E, R>(
   /** Completes when the worker's poll reports a cancel request for this run (the heartbeat reports it too). */
   cancelRequested: Effect.Effect<void> = Effect.never
 ): Effect.Effect<void, WorkerUnauthorized, R> => {
-  const path = { id: workerId, runId: run.id }
   // At shutdown a run completes on its own with a short retry schedule, never waiting behind a batch.
   const complete = (result: RunResult, retries?: Schedule.Schedule<unknown, unknown>) => {
     // A malformed cost would fail the request's encoding, and so the whole
@@ -120,7 +119,7 @@ export const makeRunProcessor = <E, R>(
       : Effect.logWarning("costUsd left out: not a decimal string with up to 12 integer and 8 fraction digits")
     const sent = Effect.zipRight(warned, completions !== undefined && retries === undefined
       ? completions.complete(run.id, payload)
-      : transition(client.workerProtocol.complete({ path, payload }), "completing the run", retries ?? completeRetries(schedule)))
+      : transition(calls.complete(run.id, payload), "completing the run", retries ?? completeRetries(schedule)))
     return Effect.tap(sent, (done) => done ? Effect.logInfo("run completed").pipe(Effect.annotateLogs({ status: result.status })) : Effect.void)
   }
 
@@ -129,7 +128,7 @@ export const makeRunProcessor = <E, R>(
   const heartbeatRetries = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(3)), Schedule.asVoid)
   const heartbeat: Effect.Effect<never, RunLost | RunCancelled | WorkerUnauthorized> = Effect.sleep(heartbeatEvery).pipe(
     Effect.zipRight(
-      retryTransient(client.workerProtocol.heartbeat({ path }).pipe(Effect.timeout("10 seconds")), "heartbeat", heartbeatRetries).pipe(
+      retryTransient(calls.heartbeat(run.id).pipe(Effect.timeout("10 seconds")), "heartbeat", heartbeatRetries).pipe(
         fatalUnauthorized,
         // The answer names a cancel request: stop the handler and acknowledge.
         Effect.flatMap(({ run }) => run.cancelRequestedAt === null ? Effect.void : Effect.fail(new RunCancelled())),
@@ -185,7 +184,7 @@ export const makeRunProcessor = <E, R>(
     Effect.gen(function*() {
       const claimedExit = yield* restore(
         // A claim-on-poll hands runs over claimed, or running with `start=true`: the status says which steps are left.
-        run.status !== "assigned" ? Effect.succeed(true) : transition(client.workerProtocol.claim({ path }), "claiming the run", schedule)
+        run.status !== "assigned" ? Effect.succeed(true) : transition(calls.claim(run.id), "claiming the run", schedule)
       ).pipe(Effect.exit)
       if (Exit.isFailure(claimedExit)) {
         if (Cause.isInterruptedOnly(claimedExit.cause)) return
@@ -193,7 +192,7 @@ export const makeRunProcessor = <E, R>(
       }
       if (!claimedExit.value) return
       const startedExit = yield* restore(
-        run.status === "running" ? Effect.succeed(true) : transition(client.workerProtocol.start({ path }), "starting the run", schedule)
+        run.status === "running" ? Effect.succeed(true) : transition(calls.start(run.id), "starting the run", schedule)
       ).pipe(Effect.exit)
       if (Exit.isFailure(startedExit)) {
         if (!Cause.isInterruptedOnly(startedExit.cause)) return yield* Effect.failCause(startedExit.cause)

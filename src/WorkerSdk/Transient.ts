@@ -15,6 +15,8 @@ export const isTransient = (error: unknown): boolean => {
   if (error instanceof InternalError || error instanceof ServiceUnavailable) return true
   if (Cause.isTimeoutException(error)) return true
   if (ParseResult.isParseError(error)) return true
+  // The worker channel dropped (or is reconnecting): the call goes out again on the next connection.
+  if (Predicate.isTagged(error, "RpcClientError")) return true
   if (HttpClientError.isHttpClientError(error)) {
     if (error._tag === "RequestError") return true
     const status = error.response.status

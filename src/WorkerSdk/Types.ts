@@ -3,6 +3,7 @@ import type * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
 import type { PolledRun } from "../Scheduler/WorkerApi.js"
+import type { WebSocketFactory } from "./Channel.js"
 
 /** A run as the worker receives it, with its trigger's name, input and timeouts. */
 export type WorkerRun = typeof PolledRun.Type
@@ -50,6 +51,18 @@ export interface WorkerOptions<E, R> {
   readonly heartbeatFraction?: number | undefined
   /** On interruption, how long in-flight runs may still take before they are failed. Default 10 s. */
   readonly shutdownGracePeriod?: Duration.DurationInput | undefined
+  /**
+   * How runs reach the worker. `auto` (default): over the worker channel (a
+   * WebSocket the service pushes runs on) when the service offers it and a
+   * WebSocket is at hand, else the REST long poll. `channel` or `rest` forces one.
+   */
+  readonly transport?: "auto" | "channel" | "rest" | undefined
+  /**
+   * Opens the channel's WebSocket with the token header. Default: the
+   * runtime's own WebSocket (Node 22+, Bun, Deno); Node 20 has none, so
+   * without this the worker uses REST there.
+   */
+  readonly webSocket?: WebSocketFactory | undefined
   /** Delays between retries of transient failures. Default: exponential from 250 ms, capped at 30 s, forever. */
   readonly retrySchedule?: Schedule.Schedule<unknown, unknown> | undefined
 }

@@ -1,4 +1,4 @@
-import type { HttpClient } from "@effect/platform"
+import { HttpClient } from "@effect/platform"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -10,8 +10,16 @@ import { makeClient } from "../Client.js"
 import { NotFound } from "../Domain/Errors.js"
 import { awaitService, register, validateBaseUrl } from "./Connect.js"
 import { fatalUnauthorized, WorkerConfigError, type WorkerError, type WorkerRegistrationError, WorkerUnauthorized } from "./Errors.js"
+import * as Calls from "./Calls.js"
+import { globalWebSocket } from "./Channel.js"
+import * as ChannelCalls from "./ChannelCalls.js"
+import * as ChannelLink from "./ChannelLink.js"
 import * as Completions from "./Completions.js"
+import * as Batcher from "./Batcher.js"
+import type { WorkerRun } from "./Types.js"
+import { channelHeader, channelPath } from "../WorkerChannel/Rpcs.js"
 import { completeRetries, makeRunProcessor, transition } from "./RunProcessor.js"
+import * as Redacted from "effect/Redacted"
 import { defaultRetrySchedule, describe, retryTransient } from "./Transient.js"
 import type { WorkerCredentials, WorkerOptions } from "./Types.js"
 
@@ -32,6 +40,11 @@ import type { WorkerCredentials, WorkerOptions } from "./Types.js"
  * - On interruption (SIGTERM through `NodeRuntime.runMain`) the worker stops
  *   polling at once, lets in-flight runs finish within `shutdownGracePeriod`,
  *   then interrupts the rest and completes them `failed` with `faultClass: "infra"`.
+ *
+ * When the service offers the worker channel (`GET /workers/me` names it) and
+ * a WebSocket is at hand (`webSocket`, or the runtime's own), the runs are
+ * pushed over it instead of polled, and the steps go over it batched; see
+ * `transport`. The rules above are the same either way.
  */
 export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<never, WorkerError, HttpClient.HttpClient | R> =>
   Effect.gen(function*() {
@@ -46,10 +59,13 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
     const credentials = yield* resolveCredentials(url, options, schedule)
     const workerId = credentials.workerId
     const client = yield* makeClient(url, { bearer: credentials.token })
+    const useChannel = yield* chooseChannel(url, credentials.token, options, schedule)
 
-    // Fast workers batch their completes. Made before the in-flight set, so at
-    // shutdown its sender stops after the last run has completed through it.
-    const completions = options.claimOnPoll === true
+    // The channel (when used) and the batched completes are made before the
+    // in-flight set, so at shutdown they stop after the last run has completed through them.
+    const link = useChannel === undefined ? undefined : yield* ChannelLink.make(url, credentials.token, useChannel, schedule)
+    const calls = link === undefined ? Calls.rest(client, workerId) : yield* ChannelCalls.make(link)
+    const completions = link === undefined && options.claimOnPoll === true
       ? yield* Completions.make(client, workerId, completeRetries(schedule), (runId, payload) =>
         transition(client.workerProtocol.complete({ path: { id: workerId, runId }, payload }), "completing the run", completeRetries(schedule)))
       : undefined
@@ -71,7 +87,7 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
       })
     )
 
-    const processRun = makeRunProcessor(client, workerId, options, fraction, schedule, completions)
+    const processRun = makeRunProcessor(calls, options, fraction, schedule, completions)
     // In-flight runs by id: a poll naming one in `cancelRequested` interrupts its handler.
     const cancels = new Map<string, Deferred.Deferred<void>>()
 
@@ -98,12 +114,19 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
           }))
         )
       )
-      for (const runId of cancelRequested) {
-        const signal = cancels.get(runId)
-        if (signal !== undefined) yield* Deferred.succeed(signal, undefined)
-      }
+      yield* cancelRuns(cancelRequested)
       // Unclaimed runs beyond the free slots stay assigned and come back on a later poll.
-      for (const run of runs.slice(0, free)) {
+      for (const run of runs.slice(0, free)) yield* startRun(run)
+    })
+
+    const cancelRuns = (runIds: ReadonlyArray<string>) =>
+      Effect.forEach(runIds, (runId) => {
+        const signal = cancels.get(runId)
+        return signal === undefined ? Effect.void : Deferred.succeed(signal, undefined)
+      }, { discard: true })
+
+    const startRun = (run: WorkerRun, finished: Effect.Effect<void> = Effect.void) =>
+      Effect.gen(function*() {
         yield* SubscriptionRef.update(active, (n) => n + 1)
         const signal = yield* Deferred.make<void>()
         cancels.set(run.id, signal)
@@ -112,12 +135,20 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
           processRun(run, Deferred.await(signal)).pipe(
             Effect.ensuring(Effect.zipRight(
               Effect.sync(() => cancels.delete(run.id)),
-              SubscriptionRef.update(active, (n) => n - 1)
+              Effect.zipRight(SubscriptionRef.update(active, (n) => n - 1), finished)
             ))
           )
         )
-      }
-    })
+      })
+
+    if (link !== undefined) {
+      yield* Effect.logInfo("worker connected to the channel for runs").pipe(Effect.annotateLogs({ workerId, concurrency }))
+      const pushes = channelPushes(link, concurrency, active, startRun, cancelRuns, () => checkToken(url, credentials.token, schedule))
+      return yield* Effect.raceFirst(
+        pushes.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down: stopped taking runs"))),
+        FiberSet.join(inFlight).pipe(Effect.zipRight(Effect.never))
+      )
+    }
 
     yield* Effect.logInfo("worker polling for runs").pipe(Effect.annotateLogs({ workerId, concurrency }))
     const pollLoop = Effect.forever(pollOnce).pipe(
@@ -141,3 +172,93 @@ const resolveCredentials = <E, R>(
     if (options.onRegistered !== undefined) yield* options.onRegistered(credentials)
     return credentials
   })
+
+/** Whether the service offers the channel (`GET /workers/me` names it); a refused token stops the worker. */
+const offersChannel = (url: string, token: Redacted.Redacted<string>, schedule: Schedule.Schedule<unknown, unknown>) =>
+  Effect.gen(function*() {
+    const http = (yield* HttpClient.HttpClient).pipe(HttpClient.filterStatus((status) => status < 500))
+    const response = yield* retryTransient(
+      http.get(`${url}/api/v1/workers/me`, { headers: { authorization: `Bearer ${Redacted.value(token)}` } }).pipe(Effect.timeout("30 seconds")),
+      "asking for the worker channel",
+      schedule
+    ).pipe(Effect.orElseSucceed(() => undefined))
+    if (response?.status === 401) {
+      return yield* Effect.fail(new WorkerUnauthorized({ message: "worker token refused (401): it was revoked, or the worker was deleted; register again with a new wrk_ token" }))
+    }
+    return response?.status === 200 && response.headers[channelHeader] === channelPath
+  }).pipe(Effect.scoped)
+
+/** After the channel dropped: a refused token stops the worker (the service closes a revoked worker's channel). */
+const checkToken = (url: string, token: Redacted.Redacted<string>, schedule: Schedule.Schedule<unknown, unknown>) =>
+  Effect.asVoid(offersChannel(url, token, schedule))
+
+/** The WebSocket to use, or undefined for REST (`transport`: auto asks the service). */
+const chooseChannel = <E, R>(
+  url: string,
+  token: Redacted.Redacted<string>,
+  options: WorkerOptions<E, R>,
+  schedule: Schedule.Schedule<unknown, unknown>
+) =>
+  Effect.gen(function*() {
+    const transport = options.transport ?? "auto"
+    const webSocket = options.webSocket ?? globalWebSocket
+    if (transport === "rest") return undefined
+    if (webSocket === undefined) {
+      if (transport === "auto") return undefined
+      return yield* Effect.fail(new WorkerConfigError({ message: "transport \"channel\" needs a WebSocket: give webSocket (on Node 20, one built on the ws package)" }))
+    }
+    if (transport === "channel") return webSocket
+    return (yield* offersChannel(url, token, schedule)) ? webSocket : undefined
+  })
+
+/**
+ * Takes the runs the channel pushes: subscribes with the free slots, grants
+ * a slot back each time a run ends (batched: one `Slots` per round trip), and
+ * after the subscription ends (the connection dropped) subscribes again on
+ * the next connection with the slots then free. A run pushed while the
+ * worker is full (never, unless the count was off) still runs: it is already started.
+ */
+const channelPushes = <R>(
+  link: ChannelLink.ChannelLink,
+  concurrency: number,
+  active: SubscriptionRef.SubscriptionRef<number>,
+  /** Starts a pushed run; `finished` runs when it ends. */
+  startRun: (run: WorkerRun, finished: Effect.Effect<void>) => Effect.Effect<void, never, R>,
+  cancelRuns: (runIds: ReadonlyArray<string>) => Effect.Effect<void>,
+  checkToken: () => Effect.Effect<void, WorkerUnauthorized, HttpClient.HttpClient>
+): Effect.Effect<never, WorkerUnauthorized, HttpClient.HttpClient | R> =>
+  Effect.gen(function*() {
+    // Each subscription counts the slots free when it starts; a run ending
+    // while one is open gives its slot back to it (whichever subscription the
+    // run came on). One ending between subscriptions is counted by the next.
+    let subscribed = false
+    const scope = yield* Effect.scope
+    const grant = yield* Batcher.make(100, (slots: ReadonlyArray<void>) =>
+      link.use((client) => client.Slots({ slots: slots.length })).pipe(
+        Effect.as(slots.map(() => Effect.void)),
+        Effect.orElseSucceed(() => slots.map(() => Effect.void))
+      ))
+    const giveBack = Effect.suspend(() => subscribed ? Effect.forkIn(grant(undefined), scope) : Effect.void).pipe(Effect.asVoid)
+
+    while (true) {
+      const client = yield* link.current
+      const free = yield* Effect.map(SubscriptionRef.get(active), (n) => {
+        subscribed = true
+        return Math.max(0, concurrency - n)
+      })
+      const ended = yield* client.Runs({ slots: free }).pipe(
+        Stream.runForEach((event) =>
+          Effect.zipRight(
+            cancelRuns(event.cancelRequested),
+            Effect.forEach(event.runs, (run) => startRun(run, giveBack), { discard: true })
+          )),
+        Effect.either
+      )
+      subscribed = false
+      yield* link.broken(client)
+      if (ended._tag === "Left") {
+        yield* Effect.logWarning("worker channel dropped; reconnecting").pipe(Effect.annotateLogs({ reason: describe(ended.left) }))
+      }
+      yield* checkToken()
+    }
+  }).pipe(Effect.scoped)
