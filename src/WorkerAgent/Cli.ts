@@ -10,6 +10,7 @@ import { executeRun } from "./Agent.js"
 import * as fs from "node:fs"
 import { defaultTokenFile, parse, usage, UsageError } from "./Options.js"
 import * as TokenFile from "./TokenFile.js"
+import { webSocket } from "./WebSocket.js"
 
 /**
  * `pipeline-worker`: a worker agent that executes each run's `input.command`.
@@ -69,6 +70,8 @@ const program = Effect.gen(function*() {
     concurrency: options.concurrency,
     shutdownGracePeriod: Duration.seconds(options.shutdownGraceSeconds),
     handler: executeRun,
+    // Runs come over the worker channel when the service offers it, else by REST long poll.
+    webSocket,
     onRegistered: (registered) =>
       TokenFile.write(tokenFile, registered, url, options.registrationToken).pipe(
         Effect.tap(() => Effect.logInfo("worker token saved for the next start").pipe(Effect.annotateLogs({ tokenFile }))),

@@ -2,10 +2,11 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import WS from "ws"
 import type * as Scope from "effect/Scope"
-import { channelUrl, type ChannelClient, connect, type WebSocketFactory } from "../../src/WorkerSdk/Channel.js"
+import { webSocket } from "../../src/WorkerAgent/WebSocket.js"
+import { channelUrl, type ChannelClient, connect } from "../../src/WorkerSdk/Channel.js"
 
-/** Node 20 has no global WebSocket: the `ws` client, with headers (as the CLI builds it). */
-export const nodeWebSocket: WebSocketFactory = (url, options) => new WS(url, { headers: options.headers }) as any
+/** Node 20 has no global WebSocket: the `ws` client, with headers (the CLI's). */
+export const nodeWebSocket = webSocket
 
 /** A channel client for a worker's token. */
 export const channel = (baseUrl: string, token: string): Effect.Effect<ChannelClient, never, Scope.Scope> =>
