@@ -142,7 +142,7 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
       })
 
     if (link !== undefined) {
-      yield* Effect.logInfo("worker connected to the channel for runs").pipe(Effect.annotateLogs({ workerId, concurrency }))
+      yield* Effect.logInfo("worker taking runs over the channel").pipe(Effect.annotateLogs({ workerId, concurrency }))
       const pushes = channelPushes(link, concurrency, active, startRun, cancelRuns, () => checkToken(url, credentials.token, schedule))
       return yield* Effect.raceFirst(
         pushes.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down: stopped taking runs"))),

@@ -38,7 +38,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const agentEnv = { PIPELINE_REGISTRATION_TOKEN: registrationToken }
 
       const first = yield* startAgent(args, { cwd: dir, env: agentEnv })
-      yield* waitForOutput(first, /worker polling for runs/)
+      yield* waitForOutput(first, /worker (polling for runs|taking runs over the channel)/)
       // Kept under the user's config directory, one file per server; nothing in the working directory.
       const tokenFile = defaultTokenFile(url, { XDG_CONFIG_HOME: configHome(dir) })
       expect(tokenFile).toBe(path.join(configHome(dir), "pipeline-worker", `${url.replace(/[^A-Za-z0-9.-]+/g, "_")}.json`))
@@ -100,7 +100,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const dir = yield* tempDir
       const { token, workerId } = yield* registerWorker(env)
       const agent = yield* startAgent(["--url", url, "--worker-id", workerId], { cwd: dir, env: { PIPELINE_WORKER_TOKEN: token } })
-      yield* waitForOutput(agent, /worker polling for runs/)
+      yield* waitForOutput(agent, /worker (polling for runs|taking runs over the channel)/)
       const pidFile = path.join(dir, "sleep.pid")
       const trigger = yield* createTrigger(env, {
         name: "slow",
@@ -130,7 +130,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const dir = yield* tempDir
       const { token, workerId } = yield* registerWorker(env)
       const agent = yield* startAgent(["--url", url, "--worker-id", workerId], { cwd: dir, env: { PIPELINE_WORKER_TOKEN: token } })
-      yield* waitForOutput(agent, /worker polling for runs/)
+      yield* waitForOutput(agent, /worker (polling for runs|taking runs over the channel)/)
       const pidFile = path.join(dir, "sleep.pid")
       const trigger = yield* createTrigger(env, {
         name: "cancellable",
@@ -160,14 +160,14 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const { token, workerId } = yield* registerWorker(env)
       // Only the token: the agent asks the service which worker it belongs to (GET /workers/me).
       const agent = yield* startAgent(["--url", url, "--token", token], { cwd: dir })
-      yield* waitForOutput(agent, /worker polling for runs/)
+      yield* waitForOutput(agent, /worker (polling for runs|taking runs over the channel)/)
       const trigger = yield* createTrigger(env, { name: "finishing", input: { command: "sleep 1.5; echo finished" } })
       const runId = yield* requestRun(env, trigger.id)
       yield* waitForRun(env, trigger.id, runId, (r) => r.status === "running")
       agent.child.kill("SIGTERM")
       expect(yield* exitCode(agent)).toBe(0)
       expect(yield* readRun(env, trigger.id, runId)).toMatchObject({ status: "succeeded", shortMessage: "finished", workerId })
-      expect(agent.output()).toContain("stopped polling")
+      expect(agent.output()).toMatch(/stopped (polling|taking runs)/)
     }), 60_000)
 
   it.scoped("a revoked or invalid worker token: exits non-zero with a clear message", () =>
@@ -205,7 +205,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const dir = yield* tempDir
       const first = yield* mintRegistrationToken(env)
       const agent = yield* startAgent(["--url", url, "--registration-token", first], { cwd: dir })
-      yield* waitForOutput(agent, /worker polling for runs/)
+      yield* waitForOutput(agent, /worker (polling for runs|taking runs over the channel)/)
       agent.child.kill("SIGTERM")
       expect(yield* exitCode(agent)).toBe(0)
       const tokenFile = defaultTokenFile(url, { XDG_CONFIG_HOME: configHome(dir) })
@@ -220,7 +220,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       // Another registration token for the same server registers a new worker and saves it.
       const second = yield* mintRegistrationToken(env)
       const again = yield* startAgent(["--url", url, "--registration-token", second], { cwd: dir })
-      yield* waitForOutput(again, /worker polling for runs/)
+      yield* waitForOutput(again, /worker (polling for runs|taking runs over the channel)/)
       expect(again.output()).not.toContain("using the worker token saved")
       const secondWorker = JSON.parse(fs.readFileSync(tokenFile, "utf8")).workerId
       expect(secondWorker).not.toBe(firstWorker)
