@@ -22,6 +22,7 @@ import { HealthLive, rootProbes } from "./Health/Http.js"
 import { drainOnSignal, Readiness } from "./Health/Readiness.js"
 import * as DrainingServer from "./Http/DrainingServer.js"
 import { layer as AppConfigLive } from "./Config/AppConfig.js"
+import * as Tuning from "./Config/Tuning.js"
 import * as Tracing from "./Config/Tracing.js"
 import * as Database from "./Db/Database.js"
 import * as ErrorMiddleware from "./Http/ErrorMiddleware.js"
@@ -61,7 +62,7 @@ import { McpLive } from "./Mcp/Http.js"
 import { McpAuthenticationLive } from "./Mcp/Authentication.js"
 import * as WorkerChannel from "./WorkerChannel/Http.js"
 
-/** Domain services; they need a `SqlClient` and `AppConfig` from the host. */
+/** Domain services; they need a `SqlClient`, `AppConfig` and `Tuning` from the host. */
 export const ServicesLive = Layer.mergeAll(
   Users.Default,
   Sessions.Default,
@@ -131,7 +132,7 @@ const CorsLive = Layer.unwrapEffect(
 
 /**
  * The HTTP application: every endpoint, the OpenAPI document, the docs page,
- * CORS and the error model. Needs an `HttpServer`, a `SqlClient` and `AppConfig`.
+ * CORS and the error model. Needs an `HttpServer`, a `SqlClient`, `AppConfig` and `Tuning`.
  */
 export const HttpLive = HttpApiBuilder.serve((app) => RequestLog.middleware()(JsonBody.middleware(app))).pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
@@ -159,5 +160,6 @@ export const ServiceLive = drainOnSignal.pipe(
   Layer.provide(Readiness.Default),
   Layer.merge(DrainingServer.deadline),
   Layer.provide(AppConfigLive),
+  Layer.provide(Tuning.layerFromEnv()),
   Layer.provide(Tracing.layer)
 )

@@ -7,11 +7,11 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "../Db/Schema.js"
 import { DevSecrets } from "./DevSecrets.js"
-import { tunableDefaults } from "./Defaults.js"
 
 /**
- * Everything the service reads from its environment. The names and defaults
- * are public API (see the configuration table in the README).
+ * What the service reads from its environment about where it runs: address,
+ * database, origins, keys. The names and defaults are public API (see the
+ * configuration table in the README); the tunables are in `Config/Tuning`.
  */
 export interface AppConfigShape {
   readonly port: number
@@ -31,13 +31,6 @@ export interface AppConfigShape {
   readonly cookieSecure: boolean
   readonly production: boolean
   readonly webhookAllowPrivateNetworks: boolean
-  readonly workerOfflineAfterSeconds: number
-  readonly claimTimeoutSeconds: number
-  /** How long a cancelled claimed or running run stays with its worker before it ends `cancelled` anyway. */
-  readonly cancelGraceSeconds: number
-  readonly webhookConcurrency: number
-  readonly webhookLeaseSeconds: number
-  readonly shutdownTimeoutSeconds: number
 }
 
 export class AppConfig extends Context.Tag("App/Config")<AppConfig, AppConfigShape>() {}
@@ -96,17 +89,6 @@ export const config = Effect.gen(function*() {
   const webhookAllowPrivateNetworks = yield* Config.boolean("WEBHOOK_ALLOW_PRIVATE_NETWORKS").pipe(
     Config.withDefault(false)
   )
-  const workerOfflineAfterSeconds = yield* Config.integer("WORKER_OFFLINE_AFTER_SECONDS").pipe(
-    Config.withDefault(tunableDefaults.workerOfflineAfterSeconds)
-  )
-  const claimTimeoutSeconds = yield* Config.integer("CLAIM_TIMEOUT_SECONDS").pipe(Config.withDefault(tunableDefaults.claimTimeoutSeconds))
-  const cancelGraceSeconds = yield* Config.integer("CANCEL_GRACE_SECONDS").pipe(
-    Config.withDefault(tunableDefaults.cancelGraceSeconds),
-    Config.withDescription("seconds a cancelled claimed or running run stays with its worker")
-  )
-  const webhookConcurrency = yield* Config.integer("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(tunableDefaults.webhookConcurrency))
-  const webhookLeaseSeconds = yield* Config.integer("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(tunableDefaults.webhookLeaseSeconds))
-  const shutdownTimeoutSeconds = yield* Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(tunableDefaults.shutdownTimeoutSeconds))
 
   const secretsMissing = Option.isNone(jwtSecretOpt) || Option.isNone(secretsKeyOpt)
   if (production && secretsMissing) {
@@ -146,13 +128,7 @@ export const config = Effect.gen(function*() {
     secretsKeyPrevious,
     cookieSecure,
     production,
-    webhookAllowPrivateNetworks,
-    workerOfflineAfterSeconds,
-    claimTimeoutSeconds,
-    cancelGraceSeconds,
-    webhookConcurrency,
-    webhookLeaseSeconds,
-    shutdownTimeoutSeconds
+    webhookAllowPrivateNetworks
   } satisfies AppConfigShape
 })
 
@@ -160,8 +136,8 @@ export const config = Effect.gen(function*() {
 export const layer = Layer.effect(AppConfig, config)
 
 /**
- * A fixed configuration (tests, embedding programs): the defaults of every
- * tunable, with the keys given by the caller. No key has a default here, so
+ * A fixed configuration (tests, embedding programs): the defaults, with the
+ * keys given by the caller. No key has a default here, so
  * none ships in the package (the tests' keys are in test/support).
  */
 export const layerWith = (
@@ -180,6 +156,5 @@ export const layerWith = (
     cookieSecure: false,
     production: false,
     webhookAllowPrivateNetworks: false,
-    ...tunableDefaults,
     ...overrides
   })

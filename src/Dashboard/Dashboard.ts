@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { AppConfig } from "../Config/AppConfig.js"
+import { Tuning } from "../Config/Tuning.js"
 import { canonical } from "../Domain/Decimal.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { Overview } from "./Api.js"
@@ -33,7 +33,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard/Dashboard"
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const policy = yield* Policy
-    const config = yield* AppConfig
+    const config = yield* Tuning
 
     const overview = Effect.fn("Dashboard.overview")(function*(environmentId: string) {
       yield* policy.requireRole(environmentId, "viewer")

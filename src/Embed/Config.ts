@@ -6,13 +6,15 @@ import type * as Redacted from "effect/Redacted"
 import { AppConfig, layerWith as appConfigWith } from "../Config/AppConfig.js"
 import { DevSecrets } from "../Config/DevSecrets.js"
 import * as Schema from "../Db/Schema.js"
-import { tunableDefaults } from "../Config/Defaults.js"
+import * as Tuning from "../Config/Tuning.js"
 
 /**
- * Settings of the embedded scheduler. Every field has a default in
+ * Settings of the embedded scheduler: where it keeps its data, its keys, and
+ * every tunable of `Config/Tuning` (claim timeout, offline threshold, webhook
+ * concurrency, …). Every field has a default in
  * `PipelineTriggersConfig.defaults`; `layerWith(options)` overrides some.
  */
-export interface PipelineTriggersConfigShape {
+export interface PipelineTriggersConfigShape extends Tuning.TuningShape {
   /** Where `layerEmbedded` keeps its database (`<dataDir>/pg`) and generated secrets (`secrets.json`). Default `./.data`. */
   readonly dataDir: string
   /**
@@ -26,14 +28,8 @@ export interface PipelineTriggersConfigShape {
   readonly jwtSecret: Option.Option<Redacted.Redacted>
   /** The mounted HTTP API's own origin, an allowed Origin for cookie calls. Default `http://localhost:3000`. */
   readonly publicUrl: string
-  /** An assigned run not claimed within this many seconds goes back to `queued`. Default 30. */
-  readonly claimTimeoutSeconds: number
-  /** A worker not seen for this many seconds is offline and gets no runs. Default 30. */
-  readonly workerOfflineAfterSeconds: number
   /** Allow webhook URLs on loopback, private or link-local addresses. Default false. */
   readonly webhookAllowPrivateNetworks: boolean
-  /** Webhook deliveries in flight at once. Default 64. */
-  readonly webhookConcurrency: number
   /**
    * The user the embedding program acts as: it owns every workspace and
    * environment created through `PipelineTriggers`, and audit records name it.
@@ -48,15 +44,13 @@ export class PipelineTriggersConfig extends Context.Tag("PipelineTriggers/Config
   PipelineTriggersConfigShape
 >() {
   static readonly defaults: PipelineTriggersConfigShape = {
+    ...Tuning.defaults,
     dataDir: "./.data",
     schema: Schema.defaultSchema,
     secretsKey: Option.none(),
     jwtSecret: Option.none(),
     publicUrl: "http://localhost:3000",
-    claimTimeoutSeconds: tunableDefaults.claimTimeoutSeconds,
-    workerOfflineAfterSeconds: tunableDefaults.workerOfflineAfterSeconds,
     webhookAllowPrivateNetworks: false,
-    webhookConcurrency: tunableDefaults.webhookConcurrency,
     principalEmail: "embedded@pipeline-triggers.local"
   }
 }
@@ -67,8 +61,15 @@ export type PipelineTriggersOptions = Partial<PipelineTriggersConfigShape>
 export const layerConfig = (options: PipelineTriggersOptions = {}): Layer.Layer<PipelineTriggersConfig> =>
   Layer.succeed(PipelineTriggersConfig, { ...PipelineTriggersConfig.defaults, ...options })
 
-/** The service's `AppConfig` from the embedding config (missing secrets are generated into `dataDir`). */
-export const AppConfigFromEmbedding: Layer.Layer<AppConfig, never, PipelineTriggersConfig> = Layer.unwrapEffect(
+/** The tunables among the embedding settings. */
+const tuningOf = (config: PipelineTriggersConfigShape): Tuning.TuningShape => {
+  const tuning: Record<string, unknown> = {}
+  for (const key of Object.keys(Tuning.defaults)) tuning[key] = config[key as keyof Tuning.TuningShape]
+  return tuning as unknown as Tuning.TuningShape
+}
+
+/** The service's `AppConfig` and `Tuning` from the embedding config (missing secrets are generated into `dataDir`). */
+export const ConfigFromEmbedding: Layer.Layer<AppConfig | Tuning.Tuning, never, PipelineTriggersConfig> = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* PipelineTriggersConfig
     const generated = Option.isNone(config.secretsKey) || Option.isNone(config.jwtSecret)
@@ -80,10 +81,7 @@ export const AppConfigFromEmbedding: Layer.Layer<AppConfig, never, PipelineTrigg
       publicUrl: config.publicUrl,
       secretsKey: Option.getOrElse(config.secretsKey, () => generated!.secretsKey),
       jwtSecret: Option.getOrElse(config.jwtSecret, () => generated!.jwtSecret),
-      claimTimeoutSeconds: config.claimTimeoutSeconds,
-      workerOfflineAfterSeconds: config.workerOfflineAfterSeconds,
-      webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
-      webhookConcurrency: config.webhookConcurrency
-    })
+      webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks
+    }).pipe(Layer.merge(Tuning.layer(tuningOf(config))))
   })
 )

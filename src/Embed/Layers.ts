@@ -13,7 +13,7 @@ import { migrate } from "../Db/Migrations.js"
 import { Notifications } from "../Db/Notifications.js"
 import * as PgliteClient from "../Db/PgliteClient.js"
 import * as Schema from "../Db/Schema.js"
-import { AppConfigFromEmbedding, layerConfig, PipelineTriggersConfig, type PipelineTriggersOptions } from "./Config.js"
+import { ConfigFromEmbedding, layerConfig, PipelineTriggersConfig, type PipelineTriggersOptions } from "./Config.js"
 import { PipelineTriggers } from "./PipelineTriggers.js"
 
 /**
@@ -49,7 +49,7 @@ const core = PipelineTriggers.Default.pipe(
   // they are shared (one scheduler, one terminal-run stream), not duplicated.
   Layer.provideMerge(BackgroundLive),
   Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(AppConfigFromEmbedding)
+  Layer.provideMerge(ConfigFromEmbedding)
 )
 
 /** Migrations first, then the services: the scheduler reads its tables as it starts. */
@@ -80,7 +80,7 @@ const ClientInOurSchema: Layer.Layer<SqlClient.SqlClient | ServiceSql, SqlError,
  * The scheduler on the host's own `SqlClient` (a Postgres database) with the
  * config from `PipelineTriggersConfig`. Every table, and the `pts_migrations`
  * bookkeeping, lives in the configured schema (default `pipeline_triggers`).
- * Also outputs `AppConfig` and `Notifications`, so `HttpLive` can be mounted
+ * Also outputs `AppConfig`, `Tuning` and `Notifications`, so `HttpLive` can be mounted
  * on the same instance.
  */
 export const layer = migrated(core).pipe(

@@ -1,14 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlMigrations from "../Db/SqlMigrations.js"
-
-/** Seconds the service keeps serving after SIGTERM with `/health/ready` at 503, so load balancers stop sending first. */
-export const shutdownDelaySeconds = Config.integer("SHUTDOWN_DELAY_SECONDS").pipe(
-  Config.withDefault(0),
-  Config.withDescription("after SIGTERM, keep serving this long with readiness at 503 before closing the port")
-)
+import { Tuning } from "../Config/Tuning.js"
 
 export type NotReady = "draining" | "database unreachable" | "migrations pending"
 
@@ -49,7 +43,7 @@ export class Readiness extends Effect.Service<Readiness>()("Health/Readiness", {
  */
 export const drainOnSignal = Layer.scopedDiscard(Effect.gen(function*() {
   const readiness = yield* Readiness
-  const delay = yield* shutdownDelaySeconds
+  const delay = (yield* Tuning).shutdownDelaySeconds
   const onSignal = () => Effect.runSync(readiness.markDraining)
   yield* Effect.acquireRelease(
     Effect.sync(() => {

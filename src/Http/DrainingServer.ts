@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../Config/AppConfig.js"
-import { shutdownDelaySeconds } from "../Health/Readiness.js"
+import { Tuning } from "../Config/Tuning.js"
 import * as NodeServer from "./NodeServer.js"
 
 /**
@@ -76,6 +76,8 @@ export const layer = Layer.effect(
  * If that takes longer than SHUTDOWN_TIMEOUT_SECONDS (after the delay) the process exits anyway.
  */
 export const deadline = Layer.effectDiscard(
-  Effect.zipWith(AppConfig, shutdownDelaySeconds, (config, delay) =>
-    onFirstSignal(() => setTimeout(() => process.exit(1), (delay + config.shutdownTimeoutSeconds) * 1000).unref()))
+  Effect.map(Tuning, (tuning) =>
+    onFirstSignal(() =>
+      setTimeout(() => process.exit(1), (tuning.shutdownDelaySeconds + tuning.shutdownTimeoutSeconds) * 1000).unref()
+    ))
 )

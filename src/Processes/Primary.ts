@@ -4,11 +4,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import cluster, { type Worker } from "node:cluster"
-import { AppConfig } from "../Config/AppConfig.js"
 import * as KeyCheck from "../Config/KeyCheck.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import * as Database from "../Db/Database.js"
-import { shutdownDelaySeconds } from "../Health/Readiness.js"
+import { Tuning } from "../Config/Tuning.js"
 import * as MetricsBroker from "./MetricsBroker.js"
 
 export class ProcessFailedToStart extends Data.TaggedError("ProcessFailedToStart")<{ readonly message: string }> {}
@@ -116,8 +115,7 @@ const slot = (servedOnce: Deferred.Deferred<void>, grace: Duration.Duration) =>
  */
 export const run = (count: number) =>
   Effect.gen(function*() {
-    const config = yield* AppConfig
-    const delay = yield* shutdownDelaySeconds
+    const tuning = yield* Tuning
     // The first SIGTERM/SIGINT interrupts this program (runMain) and then stops listening; a
     // later one would kill the primary on the spot and its processes with it, mid-drain.
     yield* Effect.sync(() => {
@@ -131,7 +129,7 @@ export const run = (count: number) =>
     yield* MetricsBroker.broker
     yield* Effect.logInfo("starting service processes").pipe(Effect.annotateLogs({ processes: count }))
     const servedOnce = yield* Deferred.make<void>()
-    const grace = Duration.seconds(delay + config.shutdownTimeoutSeconds + 5)
+    const grace = Duration.seconds(tuning.shutdownDelaySeconds + tuning.shutdownTimeoutSeconds + 5)
     yield* Effect.forEach(Array.from({ length: count }, (_, i) => i), () => slot(servedOnce, grace), {
       concurrency: "unbounded",
       discard: true

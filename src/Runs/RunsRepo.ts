@@ -72,7 +72,7 @@ export interface Placement {
   readonly claimTimeoutSeconds: number
   readonly workerOfflineAfterSeconds: number
   readonly maxAssignedPerWorker: number
-  /** Workers seen within this many seconds are preferred (see `SchedulerConfig.activeWorkerSeconds`). */
+  /** Workers seen within this many seconds are preferred (see `Tuning.activeWorkerSeconds`). */
   readonly activeWorkerSeconds: number
   /** The channel that wakes long-polling workers on every instance. */
   readonly channel: string

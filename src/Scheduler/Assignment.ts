@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Fragment as SqlFragment } from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import { SchedulerConfig } from "./SchedulerConfig.js"
+import { Tuning } from "../Config/Tuning.js"
 import { nowIso } from "./Time.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
 import { workerActive, workerLoad, workerTakesNewRuns } from "./WorkerLoad.js"
@@ -45,7 +45,7 @@ interface OnlineWorker {
 export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignment", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const config = yield* SchedulerConfig
+    const config = yield* Tuning
     const wakeups = yield* Wakeups
     const feed = yield* RunFeed
 

@@ -8,7 +8,7 @@ import { Wakeups } from "./Wakeups.js"
  * records the worker's contact when it arrives, and may then wait 30 s. Every
  * two seconds one statement touches every waiting worker (at most once a
  * second each, as request contact is), so on every instance a waiting worker
- * reads as active (`SchedulerConfig.activeWorkerSeconds`) and is preferred for
+ * reads as active (`Tuning.activeWorkerSeconds`) and is preferred for
  * new runs over a worker that registered and stopped polling.
  */
 export class Presence extends Effect.Service<Presence>()("Scheduler/Presence", {

@@ -8,7 +8,7 @@ import * as Schedule from "effect/Schedule"
 import type { RunStatus } from "../Runs/Run.js"
 import type { Created, Placement } from "../Runs/RunsRepo.js"
 import { Assignment, type Deadline } from "./Assignment.js"
-import { SchedulerConfig } from "./SchedulerConfig.js"
+import { Tuning } from "../Config/Tuning.js"
 import { toMillis } from "./Time.js"
 import * as Detached from "../Concurrency/Detached.js"
 import * as Grouped from "../Concurrency/Grouped.js"
@@ -43,7 +43,7 @@ interface Wake {
 export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervisor", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const config = yield* SchedulerConfig
+    const config = yield* Tuning
     const assignment = yield* Assignment
     const transitions = yield* Transitions
     const wakeups = yield* Wakeups

@@ -13,7 +13,7 @@ import { outboxChannel } from "../Webhooks/Outbox.js"
 import { payloadOf, type TerminalRun } from "../Webhooks/Payload.js"
 import { RunEvents } from "./RunEvents.js"
 import { RunFeed } from "./RunFeed.js"
-import { SchedulerConfig } from "./SchedulerConfig.js"
+import { Tuning } from "../Config/Tuning.js"
 import { recordRunEvents, type RunEventReason } from "../Runs/RunTimeline.js"
 import { RunNotFound, type RunRejection, RunStateConflict, type WorkerStep } from "./RunRejection.js"
 import { nowIso } from "./Time.js"
@@ -79,7 +79,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     // Live subscribers of the runs' environments look at the new timeline rows now.
     const announced = (rows: ReadonlyArray<{ readonly environment_id: string }>) =>
       rows.length === 0 ? Effect.void : feed.announce(new Set(rows.map((row) => row.environment_id)))
-    const { cancelGraceSeconds } = yield* SchedulerConfig
+    const { cancelGraceSeconds } = yield* Tuning
     // This instance's delivery loop, when the app runs one (see `Webhooks/Handoff`).
     const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff))
 

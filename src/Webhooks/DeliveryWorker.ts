@@ -10,7 +10,7 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Permits from "../Concurrency/Permits.js"
-import { AppConfig } from "../Config/AppConfig.js"
+import { Tuning } from "../Config/Tuning.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import { Notifications } from "../Db/Notifications.js"
@@ -61,7 +61,7 @@ const errorChars = 1024
  */
 export const run = (options: Partial<DeliveryOptions> = {}) =>
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const config = yield* Tuning
     const opts = { ...defaults, leaseDuration: Duration.seconds(config.webhookLeaseSeconds), ...options }
     const repo = yield* DeliveriesRepo
     const box = yield* SecretBox

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as http from "node:http"
 import * as https from "node:https"
-import { AppConfig } from "../Config/AppConfig.js"
+import { Tuning } from "../Config/Tuning.js"
 import { signatureHeader } from "./Signer.js"
 import { UrlGuard } from "./UrlGuard.js"
 import { hotSpan } from "../Config/Tracing.js"
@@ -68,9 +68,9 @@ export interface SenderOptions {
  * SSRF guard, so the address actually connected to is checked on every new
  * socket; IP-literal hosts, which skip `lookup`, are checked before the request.
  */
-export const make = (options: SenderOptions): Effect.Effect<Send, never, Scope.Scope | AppConfig | UrlGuard> =>
+export const make = (options: SenderOptions): Effect.Effect<Send, never, Scope.Scope | Tuning | UrlGuard> =>
   Effect.gen(function*() {
-    const config = yield* AppConfig
+    const config = yield* Tuning
     const guard = yield* UrlGuard
     const timeout = Duration.decode(options.attemptTimeout)
     const agentOptions: http.AgentOptions = {

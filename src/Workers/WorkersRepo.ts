@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { AppConfig } from "../Config/AppConfig.js"
+import { Tuning } from "../Config/Tuning.js"
 import { Worker } from "./Api.js"
 import { rowsAreValid } from "../Domain/Rows.js"
 
@@ -42,7 +42,7 @@ export interface ListOptions {
 export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const config = yield* AppConfig
+    const config = yield* Tuning
     const offlineAfter = config.workerOfflineAfterSeconds
 
     const onlineExpr = sql`(w.last_seen_at > now() - make_interval(secs => ${offlineAfter}))`

@@ -10,8 +10,15 @@ const realPause = (ms: number) => Effect.promise(() => new Promise<void>((resolv
 
 const statuses = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return yield* sql<{ id: string; status: string; fault_class: string | null; attempt: number; retry_of_run_id: string | null }>`
-    SELECT id, status, fault_class, attempt, retry_of_run_id FROM runs ORDER BY id`
+  return yield* sql<{
+    id: string
+    status: string
+    fault_class: string | null
+    attempt: number
+    retry_of_run_id: string | null
+    ended_at: Date | null
+  }>`
+    SELECT id, status, fault_class, attempt, retry_of_run_id, ended_at FROM runs ORDER BY id`
 }).pipe(Effect.orDie)
 
 // Real time is the point here: the app is stopped and started again, and the
@@ -40,10 +47,14 @@ it.live("restart: stop the app mid-run, start it again; overdue deadlines fire a
     }).pipe(Effect.provide(ctx1))
 
     yield* first.stop
-    // While the service is down, the first run's heartbeat deadline passes.
-    yield* Effect.gen(function*() {
+    // While the service is down, the first run's heartbeat deadline passes; the
+    // second's lies ahead (far enough that a slow restart still comes before it).
+    const pendingDeadline = yield* Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* sql`UPDATE runs SET deadline_at = now() - interval '1 second' WHERE id = ${overdue}`
+      const [row] = yield* sql<{ deadline_at: Date }>`
+        UPDATE runs SET deadline_at = now() + interval '10 seconds' WHERE id = ${pending} RETURNING deadline_at`
+      return row!.deadline_at
     }).pipe(Effect.provide(db.context), Effect.orDie)
     yield* db.close
 
@@ -53,19 +64,24 @@ it.live("restart: stop the app mid-run, start it again; overdue deadlines fire a
     const ctx2 = Context.merge(db.context, second.context)
     yield* Effect.gen(function*() {
       let rows = yield* statuses
-      while (rows.find((r) => r.id === overdue)!.status !== "timed_out" && Date.now() - restartedAt < 5000) {
+      while (rows.find((r) => r.id === overdue)!.status !== "timed_out" && Date.now() - restartedAt < 15_000) {
         yield* realPause(50)
         rows = yield* statuses
       }
-      // Overdue: handled by startup recovery, well before the second run's deadline.
-      expect(rows.find((r) => r.id === overdue)).toMatchObject({ status: "timed_out", fault_class: "infra" })
-      expect(Date.now() - restartedAt).toBeLessThan(3000)
+      // Overdue: handled by startup recovery, before the second run's deadline (database clock).
+      const overdueRow = rows.find((r) => r.id === overdue)!
+      expect(overdueRow).toMatchObject({ status: "timed_out", fault_class: "infra" })
+      expect(overdueRow.ended_at!.getTime()).toBeLessThan(pendingDeadline.getTime())
+      expect(rows.find((r) => r.id === pending)!.status).toBe("claimed")
 
-      while (rows.find((r) => r.id === pending)!.status !== "timed_out" && Date.now() - restartedAt < 15_000) {
+      while (rows.find((r) => r.id === pending)!.status !== "timed_out" && Date.now() - restartedAt < 30_000) {
         yield* realPause(100)
         rows = yield* statuses
       }
-      expect(rows.find((r) => r.id === pending)).toMatchObject({ status: "timed_out", fault_class: "infra" })
+      // Pending: on time, not before its deadline.
+      const pendingRow = rows.find((r) => r.id === pending)!
+      expect(pendingRow).toMatchObject({ status: "timed_out", fault_class: "infra" })
+      expect(pendingRow.ended_at!.getTime()).toBeGreaterThanOrEqual(pendingDeadline.getTime())
 
       // Each timed-out run got its one retry, assigned again: nothing is left stuck.
       const retries = rows.filter((r) => r.retry_of_run_id !== null)

@@ -7,7 +7,7 @@ import { sha256 } from "../../src/Crypto/Tokens.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
 import { RunsRepo } from "../../src/Runs/RunsRepo.js"
 import * as Scheduler from "../../src/Scheduler/Scheduler.js"
-import type { SchedulerConfigShape } from "../../src/Scheduler/SchedulerConfig.js"
+import type { TuningShape } from "../../src/Config/Tuning.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 
 /**
@@ -15,7 +15,7 @@ import * as TestDatabase from "../support/TestDatabase.js"
  * every timestamp and deadline the scheduler writes comes from the Effect
  * `Clock`, so adjusting the `TestClock` drives the supervision fibers.
  */
-export const schedulerOnly = (options: Partial<SchedulerConfigShape> = {}) =>
+export const schedulerOnly = (options: Partial<TuningShape> = {}) =>
   Layer.mergeAll(Scheduler.layerWith({ claimTimeoutSeconds: 3, ...options }), RunsRepo.Default)
 
 export const databaseLayer = Layer.orDie(TestDatabase.layer)
@@ -27,7 +27,7 @@ export const databaseLayer = Layer.orDie(TestDatabase.layer)
  * running sweep would replay every one-second sweep in between.
  */
 export const scheduled = <A, E, R>(
-  options: Partial<SchedulerConfigShape>,
+  options: Partial<TuningShape>,
   body: (t0: number) => Effect.Effect<A, E, R>
 ) =>
   Effect.gen(function*() {

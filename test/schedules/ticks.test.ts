@@ -18,7 +18,7 @@ import { RunsRepo } from "../../src/Runs/RunsRepo.js"
 import { Assignment } from "../../src/Scheduler/Assignment.js"
 import { RunEvents } from "../../src/Scheduler/RunEvents.js"
 import { RunFeed } from "../../src/Scheduler/RunFeed.js"
-import * as SchedulerConfig from "../../src/Scheduler/SchedulerConfig.js"
+import * as Tuning from "../../src/Config/Tuning.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
 import { Transitions } from "../../src/Scheduler/Transitions.js"
 import { Wakeups } from "../../src/Scheduler/Wakeups.js"
@@ -47,7 +47,7 @@ const noSweep = { sweepIntervalMillis: 24 * 3_600_000 }
 const supervision = Layer.merge(Supervisor.Default, RunsRepo.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
   Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default)),
-  Layer.provide(SchedulerConfig.layerWith(noSweep))
+  Layer.provide(Tuning.layer(noSweep))
 )
 
 /**

@@ -10,8 +10,7 @@ import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
 import { HttpLive } from "../../src/App.js"
-import { type AppConfigShape } from "../../src/Config/AppConfig.js"
-import { testConfig as configWith } from "./TestConfig.js"
+import { testConfig as configWith, type TestSettings } from "./TestConfig.js"
 import * as TestDatabase from "./TestDatabase.js"
 
 /** Debian's chromium: the tests never download a browser. */
@@ -32,7 +31,7 @@ const freePort = Effect.async<number>((resume) => {
  * The whole service on a real port and a fresh database, with PUBLIC_URL set
  * to the address the browser opens, so the Origin it sends on writes is allowed.
  */
-export const serviceLayerWith = (overrides: Partial<AppConfigShape> = {}) =>
+export const serviceLayerWith = (overrides: TestSettings = {}) =>
   Layer.unwrapEffect(
     Effect.map(freePort, (port) => {
       const url = `http://127.0.0.1:${port}`

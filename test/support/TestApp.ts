@@ -3,8 +3,7 @@ import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HttpLive } from "../../src/App.js"
-import { type AppConfigShape } from "../../src/Config/AppConfig.js"
-import { testConfig as configWith } from "./TestConfig.js"
+import { testConfig as configWith, type TestSettings } from "./TestConfig.js"
 import * as NodeServer from "../../src/Http/NodeServer.js"
 import * as TestDatabase from "./TestDatabase.js"
 
@@ -34,7 +33,7 @@ const serverAndClient = HttpServer.layerTestClient.pipe(
  * The whole HTTP application on a real server (random port) and a real
  * database: the same layers `main.ts` runs, nothing mocked.
  */
-export const layer = (config: Partial<AppConfigShape> = {}) =>
+export const layer = (config: TestSettings = {}) =>
   HttpLive.pipe(
     Layer.provideMerge(serverAndClient),
     Layer.provideMerge(TestDatabase.layer),
