@@ -20,8 +20,19 @@ export const isMessage = (value: unknown): value is Message =>
   typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string" &&
   (value as { type: string }).type.startsWith("pts/metrics/")
 
-/** Whether this process is one of several (a cluster worker). */
-export const shared = (): boolean => cluster.isWorker
+let several = false
+
+/**
+ * Marks this process as one of several started by the service's own primary
+ * (`Processes/Launch`). Not inferred from `cluster.isWorker`: a program that
+ * embeds the service may run its own cluster, whose primary would never answer.
+ */
+export const markShared = (): void => {
+  several = true
+}
+
+/** Whether this process is one of several (see `markShared`). */
+export const shared = (): boolean => several && cluster.isWorker
 
 // A scrape must answer even if the primary does not: this process's figures are then all it has.
 const gatherTimeoutMs = 3_000

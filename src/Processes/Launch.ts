@@ -5,6 +5,7 @@ import { type AppConfig, layer as AppConfigLive } from "../Config/AppConfig.js"
 import * as Tuning from "../Config/Tuning.js"
 import * as Logging from "../Config/Logging.js"
 import * as StartupFailure from "../Config/StartupFailure.js"
+import * as ProcessMetrics from "../Observability/ProcessMetrics.js"
 import * as Primary from "./Primary.js"
 import { processCount } from "./ProcessCount.js"
 
@@ -18,6 +19,7 @@ const service = Effect.flatMap(Effect.promise(() => import("../App.js")), (app) 
  * rather than killing it half-way.
  */
 const worker = Effect.suspend(() => {
+  ProcessMetrics.markShared()
   const ignore = () => {}
   process.on("SIGTERM", ignore)
   process.on("SIGINT", ignore)

@@ -124,6 +124,28 @@ describe("several service processes (WEB_CONCURRENCY)", () => {
       expect(output).not.toMatch(/level=(ERROR|FATAL)/)
     }), { timeout: 300_000 })
 
+  it.scopedLive("a terminal's Ctrl-C (SIGINT to every process) and a second signal still drain once and exit 0", () =>
+    Effect.gen(function*() {
+      const { pids, service } = yield* start({ SHUTDOWN_DELAY_SECONDS: "1" })
+      const tenant = yield* Effect.promise(() => setupTenant(service.url, "http://127.0.0.1:9/hook", 2))
+      const polls = tenant.workers.map((w) =>
+        fresh(service.url, "GET", `/api/v1/workers/${w.id}/poll?wait=3`, { bearer: w.token, timeoutMs: 20_000 })
+      )
+      yield* Effect.promise(() => sleep(500))
+      // The terminal signals the whole group; the primary passes SIGTERM on as well; then someone insists.
+      for (const pid of [service.pid, ...pids]) process.kill(pid, "SIGINT")
+      yield* Effect.promise(() => sleep(300))
+      service.kill("SIGTERM")
+      const answered = yield* Effect.promise(() => Promise.all(polls))
+      const exit = yield* Effect.promise(() => service.exited)
+      const output = service.output()
+      expect(answered.map((r) => r.status), output).toEqual([200, 200])
+      expect(exit.code, output).toBe(0)
+      const draining = output.split("\n").filter((l) => l.includes(`message="draining: readiness answers 503"`))
+      expect(draining.map((l) => Number(/\bpid=(\d+)/.exec(l)?.[1])).sort(), output).toEqual([...pids].sort())
+      expect(output).not.toMatch(/level=(ERROR|FATAL)/)
+    }), { timeout: 300_000 })
+
   it.scopedLive("a service process that dies is replaced; the service keeps answering", () =>
     Effect.gen(function*() {
       yield* faultLock
