@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
+import { answerAccess } from "../Http/AccessErrors.js"
 import { CurrentActor } from "../Auth/Security.js"
 import { Forbidden, NotFound } from "../Domain/Errors.js"
 import { defaultLimit } from "../Domain/Pagination.js"
@@ -15,12 +16,12 @@ export const ApiKeysLive = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
     return handlers
       .handle("list", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.envId, "viewer")
+          yield* answerAccess(policy.requireRole(path.envId, "viewer"))
           return yield* keys.list(path.envId, urlParams.cursor, urlParams.limit ?? defaultLimit)
         }))
       .handle("create", ({ path, payload }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.envId, "admin")
+          yield* answerAccess(policy.requireRole(path.envId, "admin"))
           const actor = yield* CurrentActor
           const role = payload.prefix === "pwk" ? payload.role ?? "operator" : null
           // A key cannot mint a stronger key than itself (no escalation through API keys).
@@ -31,7 +32,7 @@ export const ApiKeysLive = HttpApiBuilder.group(Api, "apiKeys", (handlers) =>
         }))
       .handle("delete", ({ path }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.envId, "admin")
+          yield* answerAccess(policy.requireRole(path.envId, "admin"))
           yield* keys.remove(yield* CurrentActor, path.envId, path.keyId).pipe(
             Effect.catchTag("ApiKeyNotFound", (error) => Effect.fail(new NotFound({ error: error.message })))
           )

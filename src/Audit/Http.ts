@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
+import { answerAccess } from "../Http/AccessErrors.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import type { AuditRecord } from "./Api.js"
@@ -42,7 +43,7 @@ export const AuditLive = HttpApiBuilder.group(Api, "audit", (handlers) =>
     const policy = yield* Policy
     return handlers.handle("list", ({ path, urlParams }) =>
       Effect.gen(function*() {
-        yield* policy.requireRole(path.envId, "admin")
+        yield* answerAccess(policy.requireRole(path.envId, "admin"))
         const after = yield* decodeCursor(urlParams.cursor)
         const limit = urlParams.limit ?? defaultLimit
         const names = actionSet(urlParams.action, urlParams.actions)

@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { Api } from "../Api.js"
+import { answerAccess } from "../Http/AccessErrors.js"
 import { Dashboard } from "./Dashboard.js"
 import { RunSeries } from "./RunSeries.js"
 
@@ -9,6 +10,6 @@ export const DashboardLive = HttpApiBuilder.group(Api, "dashboard", (handlers) =
     const dashboard = yield* Dashboard
     const runSeries = yield* RunSeries
     return handlers
-      .handle("overview", ({ path }) => dashboard.overview(path.envId))
-      .handle("runSeries", ({ path, urlParams }) => runSeries.series(path.envId, urlParams))
+      .handle("overview", ({ path }) => answerAccess(dashboard.overview(path.envId)))
+      .handle("runSeries", ({ path, urlParams }) => answerAccess(runSeries.series(path.envId, urlParams)))
   }))

@@ -107,7 +107,7 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
     ): Effect.Effect<Trigger, ValidationError | NotFound | Forbidden> =>
       Schema.decodeUnknown(CreateTrigger)(fields).pipe(
         Effect.mapError(toValidationError),
-        Effect.flatMap((input) => Effect.flatMap(environmentIdOf(environmentId), (id) => asPrincipal(triggers.create(id, input))))
+        Effect.flatMap((input) => Effect.flatMap(environmentIdOf(environmentId), (id) => asPrincipal(answerTriggerErrors(triggers.create(id, input)))))
       )
 
     const getTrigger = (triggerId: string): Effect.Effect<Trigger, NotFound | Forbidden> =>

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Api } from "../Api.js"
+import { answerAccess } from "../Http/AccessErrors.js"
 import { Run } from "../Runs/Run.js"
 import { type FeedEvent, RunFeed } from "../Scheduler/RunFeed.js"
 import { Policy } from "../Tenancy/Policy.js"
@@ -22,7 +23,7 @@ export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
     const policy = yield* Policy
     return handlers.handleRaw("environmentEvents", ({ headers, path }) =>
       Effect.gen(function*() {
-        yield* policy.requireRole(path.envId, "viewer")
+        yield* answerAccess(policy.requireRole(path.envId, "viewer"))
         const environmentId = path.envId.toLowerCase()
         const keepAlive = Stream.tick(keepAliveMillis).pipe(Stream.drop(1), Stream.as(": keep-alive\n\n"))
         // Subscribed before the first line goes out: whatever happens after a

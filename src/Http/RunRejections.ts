@@ -1,5 +1,6 @@
 import { Conflict, NotFound } from "../Domain/Errors.js"
 import type { RunNotFound, RunRejection, RunStateConflict } from "../Scheduler/RunRejection.js"
+import { accessCases } from "./AccessErrors.js"
 import { answering } from "./DomainErrors.js"
 
 /**
@@ -17,8 +18,9 @@ export const rejectedRun = (why: RunRejection) => ({
   error: rejectionError(why).error
 })
 
-/** `effect` with its run rejections answered as `rejectionError` says. */
+/** `effect` with its run rejections answered as `rejectionError` says (and the access policy's refusals). */
 export const answerRejections = answering({
+  ...accessCases,
   RunNotFound: (why: RunNotFound) => rejectionError(why) as NotFound,
   RunStateConflict: (why: RunStateConflict) => rejectionError(why) as Conflict
 })

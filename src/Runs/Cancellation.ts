@@ -2,13 +2,13 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { actorColumns } from "../Audit/AuditLog.js"
 import { CurrentActor } from "../Auth/Security.js"
-import type { Forbidden, NotFound } from "../Domain/Errors.js"
 import { RunNotFound, type RunRejection, RunStateConflict } from "../Scheduler/RunRejection.js"
 import { Supervisor } from "../Scheduler/Supervisor.js"
 import { toMillis } from "../Scheduler/Time.js"
 import { Transitions } from "../Scheduler/Transitions.js"
 import { assignedChannel, Wakeups } from "../Scheduler/Wakeups.js"
 import { Policy } from "../Tenancy/Policy.js"
+import type { InsufficientRole, NotVisible } from "../Tenancy/TenancyErrors.js"
 import type { RunRow } from "./Run.js"
 
 /**
@@ -38,8 +38,8 @@ export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Can
     // `runId` is a decoded path id (see Domain/Ids.pathId) or a stored one (MCP's cancel_run looks the run up first).
     const cancel = Effect.fn("Runs.cancel")(function*(runId: string) {
       const run = yield* find(runId)
-      // The policy's NotFound and Forbidden: the caller's access to the run's environment.
-      if (run === undefined) return yield* Effect.fail<RunRejection | NotFound | Forbidden>(new RunNotFound({ runId }))
+      // With the policy's NotVisible and InsufficientRole: the caller's access to the run's environment.
+      if (run === undefined) return yield* Effect.fail<RunRejection | NotVisible | InsufficientRole>(new RunNotFound({ runId }))
       yield* policy.requireRole(run.environment_id, "operator", "run")
       const actor = yield* CurrentActor
       const changed = yield* transitions.cancel(run.id, run.environment_id, actorColumns(actor))

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { Api } from "../Api.js"
+import { answerAccess } from "../Http/AccessErrors.js"
 import { CurrentActor } from "../Auth/Security.js"
 import { BadRequest, NotFound } from "../Domain/Errors.js"
 import { roleAtLeast } from "../Domain/Schemas.js"
@@ -62,7 +63,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
       Effect.gen(function*() {
         const run = yield* history.find(id)
         if (run === undefined) return yield* Effect.fail(NotFound.of("run"))
-        yield* policy.requireRole(run.environment_id, "viewer", "run")
+        yield* answerAccess(policy.requireRole(run.environment_id, "viewer", "run"))
         return run
       })
 
@@ -106,7 +107,7 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
             }
           }
           const trigger = yield* liveTrigger(path.id)
-          yield* policy.requireRole(trigger.environment_id, "operator", "trigger")
+          yield* answerAccess(policy.requireRole(trigger.environment_id, "operator", "trigger"))
           const body = yield* readRunRequest(text)
           const created = yield* runRequests.request(trigger.id, trigger.environment_id, {
             input: body.input,
@@ -119,14 +120,14 @@ export const RunsLive = HttpApiBuilder.group(Api, "runs", (handlers) =>
       .handle("listTriggerRuns", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const trigger = yield* liveTrigger(path.id)
-          yield* policy.requireRole(trigger.environment_id, "viewer", "trigger")
+          yield* answerAccess(policy.requireRole(trigger.environment_id, "viewer", "trigger"))
           const filter = yield* listFilter(urlParams)
           const rows = yield* repo.list({ ...filter, triggerId: trigger.id })
           return page(rows.map(toRun), filter.limit)
         }))
       .handle("listEnvironmentRuns", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.envId, "viewer")
+          yield* answerAccess(policy.requireRole(path.envId, "viewer"))
           const filter = yield* listFilter(urlParams)
           const rows = yield* repo.list({ ...filter, environmentId: path.envId })
           return page(rows.map(toRun), filter.limit)

@@ -37,32 +37,32 @@ export const EnvironmentsLive = HttpApiBuilder.group(Api, "environments", (handl
     return handlers
       .handle("update", ({ path, payload }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.id, "admin")
+          yield* answer(policy.requireRole(path.id, "admin"))
           return yield* answer(environments.rename(yield* CurrentActor, path.id, payload.name))
         }))
       .handle("delete", ({ path }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.id, "owner")
+          yield* answer(policy.requireRole(path.id, "owner"))
           yield* answer(environments.remove(path.id))
         }))
       .handle("listMembers", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.envId, "viewer")
+          yield* answer(policy.requireRole(path.envId, "viewer"))
           return yield* members.list(path.envId, urlParams.cursor, urlParams.limit ?? defaultLimit)
         }))
       .handle("addMember", ({ path, payload }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.envId, "admin")
+          yield* answer(policy.requireRole(path.envId, "admin"))
           return yield* answer(members.add(yield* CurrentActor, path.envId, payload.userId, payload.role))
         }))
       .handle("updateMember", ({ path, payload }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.envId, "admin")
+          yield* answer(policy.requireRole(path.envId, "admin"))
           return yield* answer(members.changeRole(yield* CurrentActor, path.envId, path.userId, payload.role))
         }))
       .handle("removeMember", ({ path }) =>
         Effect.gen(function*() {
-          yield* policy.requireRole(path.envId, "admin")
+          yield* answer(policy.requireRole(path.envId, "admin"))
           yield* answer(members.remove(yield* CurrentActor, path.envId, path.userId))
         }))
   }))

@@ -1,13 +1,14 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { CurrentActor, type Actor } from "../Auth/Security.js"
-import { Forbidden, NotFound } from "../Domain/Errors.js"
 import { type Role, roleAtLeast } from "../Domain/Schemas.js"
+import { InsufficientRole, NotVisible } from "./TenancyErrors.js"
 
 /**
  * Access to an environment and everything in it is by membership of that
- * environment alone (or by an API key of that environment). Not visible → 404,
- * visible but below the role → 403, so existence never leaks.
+ * environment alone (or by an API key of that environment). Not visible
+ * (`NotVisible`, answered 404) or visible but below the role
+ * (`InsufficientRole`, answered 403), so existence never leaks.
  */
 export class Policy extends Effect.Service<Policy>()("Tenancy/Policy", {
   effect: Effect.gen(function*() {
@@ -28,18 +29,18 @@ export class Policy extends Effect.Service<Policy>()("Tenancy/Policy", {
 
     /**
      * Succeeds with the caller's role when it is at least `min`; `what` names
-     * the resource in the 404 (e.g. "trigger" when the environment came from one).
+     * the resource the caller cannot see (e.g. "trigger" when the environment came from one).
      */
     const requireRole = (
       environmentId: string,
       min: Role,
       what = "environment"
-    ): Effect.Effect<Role, NotFound | Forbidden, CurrentActor> =>
+    ): Effect.Effect<Role, NotVisible | InsufficientRole, CurrentActor> =>
       Effect.gen(function*() {
         const actor = yield* CurrentActor
         const role = yield* roleIn(actor, environmentId)
-        if (role === undefined) return yield* Effect.fail(NotFound.of(what))
-        if (!roleAtLeast(role, min)) return yield* Effect.fail(Forbidden.role)
+        if (role === undefined) return yield* Effect.fail(new NotVisible({ environmentId, what }))
+        if (!roleAtLeast(role, min)) return yield* Effect.fail(new InsufficientRole({ environmentId, required: min, actual: role }))
         return role
       })
 

@@ -1,4 +1,5 @@
 import * as Schema from "effect/Schema"
+import { Role } from "../Domain/Schemas.js"
 
 /** No such workspace, or the user may not see it. */
 export class WorkspaceNotFound extends Schema.TaggedError<WorkspaceNotFound>()("WorkspaceNotFound", { workspaceId: Schema.String }) {
@@ -65,5 +66,29 @@ export class OwnerRoleReserved extends Schema.TaggedError<OwnerRoleReserved>()("
 export class LastOwner extends Schema.TaggedError<LastOwner>()("LastOwner", {}) {
   override get message(): string {
     return "an environment must keep at least one owner"
+  }
+}
+
+/**
+ * The caller has no role in the environment: to it, the environment and
+ * everything in it (`what`: the thing asked for, e.g. "trigger") do not exist.
+ */
+export class NotVisible extends Schema.TaggedError<NotVisible>()("NotVisible", {
+  environmentId: Schema.String,
+  what: Schema.String
+}) {
+  override get message(): string {
+    return `${this.what} not found`
+  }
+}
+
+/** The caller's role in the environment is below the one the action needs. */
+export class InsufficientRole extends Schema.TaggedError<InsufficientRole>()("InsufficientRole", {
+  environmentId: Schema.String,
+  required: Role,
+  actual: Role
+}) {
+  override get message(): string {
+    return "insufficient role"
   }
 }

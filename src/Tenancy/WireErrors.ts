@@ -1,4 +1,5 @@
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
+import { accessCases } from "../Http/AccessErrors.js"
 import { answering } from "../Http/DomainErrors.js"
 import type * as E from "./TenancyErrors.js"
 
@@ -6,8 +7,9 @@ const notFound = (error: { readonly message: string }) => new NotFound({ error: 
 const forbidden = (error: { readonly message: string }) => new Forbidden({ error: error.message })
 const conflict = (error: { readonly message: string }) => new Conflict({ error: error.message })
 
-/** Workspaces', environments' and members' own failures as the contract answers them. */
+/** Workspaces', environments' and members' own failures, and the access policy's, as the contract answers them. */
 export const answerTenancyErrors = answering({
+  ...accessCases,
   WorkspaceNotFound: (error: E.WorkspaceNotFound) => notFound(error),
   NotWorkspaceOwner: (error: E.NotWorkspaceOwner) => forbidden(error),
   EnvironmentNotFound: (error: E.EnvironmentNotFound) => notFound(error),

@@ -8,8 +8,8 @@ export const TriggersLive = HttpApiBuilder.group(Api, "triggers", (handlers) =>
   Effect.gen(function*() {
     const triggers = yield* Triggers
     return handlers
-      .handle("list", ({ path, urlParams }) => triggers.list(path.envId, urlParams))
-      .handle("create", ({ path, payload }) => triggers.create(path.envId, payload))
+      .handle("list", ({ path, urlParams }) => answer(triggers.list(path.envId, urlParams)))
+      .handle("create", ({ path, payload }) => answer(triggers.create(path.envId, payload)))
       .handle("get", ({ path }) => answer(triggers.get(path.id)))
       .handle("update", ({ path, payload }) => answer(triggers.update(path.id, payload)))
       .handle("delete", ({ path }) => answer(triggers.remove(path.id)))

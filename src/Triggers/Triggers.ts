@@ -7,7 +7,8 @@ import { CurrentActor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import { generate, sha256 } from "../Crypto/Tokens.js"
-import { type Forbidden, type NotFound, ValidationError } from "../Domain/Errors.js"
+import { ValidationError } from "../Domain/Errors.js"
+import type { InsufficientRole, NotVisible } from "../Tenancy/TenancyErrors.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import type { Role } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
@@ -170,7 +171,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       return toTrigger(row)
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
-    const get = (id: string): Effect.Effect<Trigger, TriggerNotFound | NotFound | Forbidden, CurrentActor> =>
+    const get = (id: string): Effect.Effect<Trigger, TriggerNotFound | NotVisible | InsufficientRole, CurrentActor> =>
       Effect.map(repo.findVisible(id, "viewer"), toTrigger)
 
     const list = Effect.fn("Triggers.list")(function*(

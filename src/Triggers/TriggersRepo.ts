@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { CurrentActor } from "../Auth/Security.js"
-import type { Forbidden, NotFound } from "../Domain/Errors.js"
+import type { InsufficientRole, NotVisible } from "../Tenancy/TenancyErrors.js"
 import { TriggerNotFound } from "./TriggerErrors.js"
 import type { Role } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
@@ -69,9 +69,9 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
     /**
      * The trigger when it exists, is not deleted and the caller has at least
      * `min` in its environment: `TriggerNotFound` when missing or deleted;
-     * the access policy's 404 when not visible, 403 when below the role.
+     * the access policy's `NotVisible` or `InsufficientRole` otherwise.
      */
-    const findVisible = (id: string, min: Role): Effect.Effect<TriggerRow, TriggerNotFound | NotFound | Forbidden, CurrentActor> =>
+    const findVisible = (id: string, min: Role): Effect.Effect<TriggerRow, TriggerNotFound | NotVisible | InsufficientRole, CurrentActor> =>
       Effect.gen(function*() {
         const row = yield* findActive(id)
         if (Option.isNone(row)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))

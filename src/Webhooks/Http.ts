@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "../Api.js"
+import { answerAccess } from "../Http/AccessErrors.js"
 import { NotFound } from "../Domain/Errors.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
@@ -34,7 +35,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         const environmentId = yield* repo.triggerEnvironment(path.id).pipe(Effect.orDie)
         if (Option.isNone(environmentId)) return yield* Effect.fail(notFound)
         // The history can show error details of the receiver: members only, any role.
-        yield* policy.requireRole(environmentId.value, "viewer", "trigger")
+        yield* answerAccess(policy.requireRole(environmentId.value, "viewer", "trigger"))
         const before = yield* decodeCursor(urlParams.cursor)
         const limit = urlParams.limit ?? defaultLimit
         const rows = yield* repo.listByTrigger(path.id, before, limit).pipe(Effect.orDie)

@@ -14,7 +14,7 @@ export const WorkersLive = HttpApiBuilder.group(Api, "workers", (handlers) =>
     const trust = yield* WorkerTokenTrust
     return handlers
       .handle("register", ({ payload }) => answer(workers.register(payload.registrationToken, payload.label)))
-      .handle("listEnvironment", ({ path, urlParams }) => workers.listEnvironment(path.envId, urlParams))
+      .handle("listEnvironment", ({ path, urlParams }) => answer(workers.listEnvironment(path.envId, urlParams)))
       .handle("listWorkspace", ({ path, urlParams }) => answer(workers.listWorkspace(path.wsId, urlParams)))
       .handle("updateWorker", ({ path, payload }) => answer(workers.update(path.wsId, path.workerId, payload)))
       .handle("revokeWorker", ({ path }) =>

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { Conflict, Forbidden, NotFound } from "../../src/Domain/Errors.js"
 import * as E from "../../src/Tenancy/TenancyErrors.js"
+import { answerAccess } from "../../src/Http/AccessErrors.js"
 import { answerTenancyErrors } from "../../src/Tenancy/WireErrors.js"
 
 const id = "01a2059a-8d10-7335-b62e-f1db70327ba4"
@@ -23,5 +24,18 @@ describe("tenancy errors at the HTTP edge", () => {
       expect(yield* answered(new E.OwnerRoleReserved()))
         .toEqual(new Forbidden({ error: "only an owner grants, changes or removes the owner role" }))
       expect(yield* answered(new E.LastOwner())).toEqual(new Conflict({ error: "an environment must keep at least one owner" }))
+    }))
+})
+
+describe("the access policy's refusals at the HTTP edge", () => {
+  it.effect("not visible answers 404 naming the thing asked for; below the role 403", () =>
+    Effect.gen(function*() {
+      const notVisible = new E.NotVisible({ environmentId: id, what: "trigger" })
+      const tooLow = new E.InsufficientRole({ environmentId: id, required: "admin", actual: "viewer" })
+      expect(yield* Effect.flip(answerAccess(Effect.fail(notVisible)))).toEqual(new NotFound({ error: "trigger not found" }))
+      expect(yield* Effect.flip(answerAccess(Effect.fail(tooLow)))).toEqual(new Forbidden({ error: "insufficient role" }))
+      // Every feature's mapping answers them the same way.
+      expect(yield* answered(notVisible)).toEqual(new NotFound({ error: "trigger not found" }))
+      expect(yield* answered(tooLow)).toEqual(Forbidden.role)
     }))
 })
