@@ -102,12 +102,14 @@ export const WorkerAuthenticationLive = Layer.effect(
           // write is debounced to once a second (online means seen within
           // WORKER_OFFLINE_AFTER_SECONDS), so a busy worker's calls are reads:
           // no WAL per request and no row-lock queue between its concurrent calls.
+          // On the scheduler's clock, as placement and the worker list read it.
+          const seenAt = new Date(now).toISOString()
           const rows = yield* sql<{ id: string; environment_id: string; workspace_id: string }>`
             WITH w AS (
-              SELECT id, environment_id, workspace_id, last_seen_at < now() - interval '1 second' AS stale
+              SELECT id, environment_id, workspace_id, last_seen_at < ${seenAt}::timestamptz - interval '1 second' AS stale
               FROM workers WHERE token_hash = ${hash} AND revoked_at IS NULL
             ), seen AS (
-              UPDATE workers SET last_seen_at = now() FROM w WHERE workers.id = w.id AND w.stale
+              UPDATE workers SET last_seen_at = ${seenAt}::timestamptz FROM w WHERE workers.id = w.id AND w.stale
             )
             SELECT id, environment_id, workspace_id FROM w`.pipe(Effect.orDie)
           const row = rows[0]

@@ -1,6 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Tuning } from "../Config/Tuning.js"
+import { nowIso } from "../Scheduler/Time.js"
+import { workerOnline } from "../Scheduler/WorkerLoad.js"
 import { canonical } from "../Domain/Decimal.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { Overview } from "./Api.js"
@@ -37,6 +39,7 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard/Dashboard"
 
     const overview = Effect.fn("Dashboard.overview")(function*(environmentId: string) {
       yield* policy.requireRole(environmentId, "viewer")
+      const now = yield* nowIso
       // Bounds are UTC wall-clock `timestamp`s (day arithmetic on them knows no
       // time zone); `AT TIME ZONE 'UTC'` turns one back into an instant.
       const rows = yield* sql<OverviewRow>`
@@ -66,9 +69,9 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard/Dashboard"
           WHERE r.environment_id = ${environmentId} AND r.created_at >= b.day_start AT TIME ZONE 'UTC'
         )
         SELECT
-          (SELECT count(*)::int FROM workers
-           WHERE environment_id = ${environmentId} AND revoked_at IS NULL
-             AND last_seen_at > now() - make_interval(secs => ${config.workerOfflineAfterSeconds})) AS online_workers,
+          (SELECT count(*)::int FROM workers w
+           WHERE w.environment_id = ${environmentId} AND w.revoked_at IS NULL
+             AND ${workerOnline(sql, now, config.workerOfflineAfterSeconds)}) AS online_workers,
           (SELECT count(*)::int FROM today) AS todays_runs,
           (SELECT round(100.0 * count(*) FILTER (WHERE outcome = 'succeeded')
                    / NULLIF(count(*) FILTER (WHERE outcome IN ('succeeded', 'failed', 'timed_out')), 0), 1)::text

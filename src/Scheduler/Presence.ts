@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import { nowIso } from "./Time.js"
 import { Wakeups } from "./Wakeups.js"
 
 /**
@@ -19,9 +20,10 @@ export class Presence extends Effect.Service<Presence>()("Scheduler/Presence", {
     const touch = Effect.suspend(() => {
       const ids = wakeups.waitingWorkers()
       if (ids.length === 0) return Effect.void
-      return sql`
-        UPDATE workers SET last_seen_at = now()
-        WHERE id = ANY(${ids}::uuid[]) AND last_seen_at < now() - interval '1 second'`.pipe(Effect.asVoid)
+      return Effect.flatMap(nowIso, (now) =>
+        sql`
+        UPDATE workers SET last_seen_at = ${now}::timestamptz
+        WHERE id = ANY(${ids}::uuid[]) AND last_seen_at < ${now}::timestamptz - interval '1 second'`.pipe(Effect.asVoid))
     })
 
     yield* touch.pipe(

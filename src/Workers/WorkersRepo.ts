@@ -3,6 +3,8 @@ import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Tuning } from "../Config/Tuning.js"
+import { nowIso } from "../Scheduler/Time.js"
+import { workerOnline } from "../Scheduler/WorkerLoad.js"
 import { Worker } from "./Api.js"
 import { rowsAreValid } from "../Domain/Rows.js"
 
@@ -13,7 +15,7 @@ export interface WorkerRow {
   readonly label: string
   readonly last_seen_at: Date
   readonly created_at: Date
-  /** Computed in SQL against the database clock, so every instance agrees. */
+  /** Seen within WORKER_OFFLINE_AFTER_SECONDS on the scheduler's clock (as placement decides it). */
   readonly online: boolean
   readonly draining: boolean
   readonly revoked_at: Date | null
@@ -45,12 +47,15 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
     const config = yield* Tuning
     const offlineAfter = config.workerOfflineAfterSeconds
 
-    const onlineExpr = sql`(w.last_seen_at > now() - make_interval(secs => ${offlineAfter}))`
-    const columns = sql`w.id, w.environment_id, w.workspace_id, w.label, w.last_seen_at, w.created_at, ${onlineExpr} AS online,
-      w.draining, w.revoked_at`
+    // Online is decided on the scheduler's clock (the Effect `Clock`, which also
+    // writes `last_seen_at`), by the same expression placement uses.
+    const columnsAt = (now: string) =>
+      sql`w.id, w.environment_id, w.workspace_id, w.label, w.last_seen_at, w.created_at,
+        (${workerOnline(sql, now, offlineAfter)}) AS online, w.draining, w.revoked_at`
 
     // The status `toWorker` derives, as SQL: revoked, else draining, else online or offline.
-    const statusIs = (status: WorkerStatus): Statement.Fragment => {
+    const statusIs = (status: WorkerStatus, now: string): Statement.Fragment => {
+      const onlineExpr = sql`(${workerOnline(sql, now, offlineAfter)})`
       const active = sql`w.revoked_at IS NULL AND NOT w.draining`
       switch (status) {
         case "revoked":
@@ -64,10 +69,10 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
       }
     }
 
-    const filters = (options: ListOptions): Array<Statement.Fragment> => [
+    const filters = (options: ListOptions, now: string): Array<Statement.Fragment> => [
       // A revoked worker is listed for 24 hours, then it is gone.
       sql`(w.revoked_at IS NULL OR w.revoked_at > now() - interval '24 hours')`,
-      ...(options.status === undefined ? [] : [statusIs(options.status)]),
+      ...(options.status === undefined ? [] : [statusIs(options.status, now)]),
       ...(options.after === undefined ? [] : [sql`w.id < ${options.after}`])
     ]
 
@@ -95,17 +100,19 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
       readonly tokenHash: string
       readonly registrationKeyId: string
     }): Effect.Effect<WorkerRow> =>
-      sql<WorkerRow>`
-        INSERT INTO workers AS w (id, environment_id, workspace_id, label, token_hash, registration_key_id)
+      Effect.flatMap(nowIso, (now) =>
+        sql<WorkerRow>`
+        INSERT INTO workers AS w (id, environment_id, workspace_id, label, token_hash, registration_key_id, last_seen_at)
         VALUES (${worker.id}, ${worker.environmentId}, ${worker.workspaceId}, ${worker.label}, ${worker.tokenHash},
-                ${worker.registrationKeyId})
-        RETURNING ${columns}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+                ${worker.registrationKeyId}, ${now}::timestamptz)
+        RETURNING ${columnsAt(now)}`).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
 
     /** A worker of the workspace that is not revoked (a revoked one can no longer be changed). */
     const findInWorkspace = (workspaceId: string, workerId: string): Effect.Effect<Option.Option<WorkerRow>> =>
-      sql<WorkerRow>`
-        SELECT ${columns} FROM workers w
-        WHERE w.id = ${workerId} AND w.workspace_id = ${workspaceId} AND w.revoked_at IS NULL`.pipe(
+      Effect.flatMap(nowIso, (now) =>
+        sql<WorkerRow>`
+        SELECT ${columnsAt(now)} FROM workers w
+        WHERE w.id = ${workerId} AND w.workspace_id = ${workspaceId} AND w.revoked_at IS NULL`).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
@@ -115,11 +122,12 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
       workerId: string,
       change: { readonly label?: string | undefined; readonly draining?: boolean | undefined }
     ): Effect.Effect<Option.Option<WorkerRow>> =>
-      sql<WorkerRow>`
+      Effect.flatMap(nowIso, (now) =>
+        sql<WorkerRow>`
         UPDATE workers AS w SET label = COALESCE(${change.label ?? null}::text, w.label),
           draining = COALESCE(${change.draining ?? null}::bool, w.draining)
         WHERE w.id = ${workerId} AND w.revoked_at IS NULL
-        RETURNING ${columns}`.pipe(
+        RETURNING ${columnsAt(now)}`).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
@@ -130,20 +138,22 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
      * token is refused by the statement that verifies it.
      */
     const revoke = (workerId: string): Effect.Effect<Option.Option<WorkerRow>> =>
-      sql<WorkerRow>`
+      Effect.flatMap(nowIso, (now) =>
+        sql<WorkerRow>`
         UPDATE workers AS w SET revoked_at = now()
         WHERE w.id = ${workerId} AND w.revoked_at IS NULL
-        RETURNING ${columns}`.pipe(
+        RETURNING ${columnsAt(now)}`).pipe(
         Effect.map((rows) => Option.fromNullable(rows[0])),
         Effect.orDie
       )
 
     /** Newest first, `limit + 1` rows. */
     const listEnvironment = (environmentId: string, options: ListOptions): Effect.Effect<ReadonlyArray<WorkerRow>> =>
-      sql<WorkerRow>`
-        SELECT ${columns} FROM workers w
-        WHERE ${sql.and([sql`w.environment_id = ${environmentId}`, ...filters(options)])}
-        ORDER BY w.id DESC LIMIT ${options.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("WorkersRepo.listEnvironment"))
+      Effect.flatMap(nowIso, (now) =>
+        sql<WorkerRow>`
+        SELECT ${columnsAt(now)} FROM workers w
+        WHERE ${sql.and([sql`w.environment_id = ${environmentId}`, ...filters(options, now)])}
+        ORDER BY w.id DESC LIMIT ${options.limit + 1}`).pipe(Effect.orDie, Effect.withSpan("WorkersRepo.listEnvironment"))
 
     /** The workers of the workspace's environments where the user is a member (any role is viewer+). */
     const listWorkspaceForUser = (
@@ -151,11 +161,12 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
       userId: string,
       options: ListOptions
     ): Effect.Effect<ReadonlyArray<WorkerRow>> =>
-      sql<WorkerRow>`
-        SELECT ${columns} FROM workers w
+      Effect.flatMap(nowIso, (now) =>
+        sql<WorkerRow>`
+        SELECT ${columnsAt(now)} FROM workers w
         JOIN members m ON m.environment_id = w.environment_id AND m.user_id = ${userId}
-        WHERE ${sql.and([sql`w.workspace_id = ${workspaceId}`, ...filters(options)])}
-        ORDER BY w.id DESC LIMIT ${options.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("WorkersRepo.listWorkspace"))
+        WHERE ${sql.and([sql`w.workspace_id = ${workspaceId}`, ...filters(options, now)])}
+        ORDER BY w.id DESC LIMIT ${options.limit + 1}`).pipe(Effect.orDie, Effect.withSpan("WorkersRepo.listWorkspace"))
 
     /** The user owns the workspace or is a member of one of its environments. */
     const userSeesWorkspace = (workspaceId: string, userId: string): Effect.Effect<boolean> =>
