@@ -1,11 +1,12 @@
 import { HttpApi } from "@effect/platform"
 import * as FindMyWay from "find-my-way-ts"
 import { Api } from "../Api.js"
+import { channelPath } from "../WorkerChannel/Rpcs.js"
 
 /** What a request that matches no route is counted and logged as (bounded label cardinality). */
 export const unmatched = "unmatched"
 
-/** Paths served beside the API's endpoints (dashboard, docs, probes, metrics). */
+/** Paths served beside the API's endpoints (dashboard, docs, probes, metrics, the worker channel). */
 export const extraRoutes: ReadonlyArray<`/${string}`> = [
   "/",
   "/assets/:file",
@@ -14,7 +15,8 @@ export const extraRoutes: ReadonlyArray<`/${string}`> = [
   "/metrics",
   "/api/v1/metrics",
   "/health/live",
-  "/health/ready"
+  "/health/ready",
+  channelPath
 ]
 
 /**
