@@ -8,7 +8,9 @@
  * BENCH_DB (both | pg | embedded), DATABASE_URL (the server to create bench databases on),
  * BENCH_SCHEDULES (10000 scheduled triggers) and BENCH_SCHEDULES_IDLE_SECONDS (60) for the schedules scenario,
  * BENCH_IDLE_POLLS (10000 waiting workers), BENCH_IDLE_POLLS_SECONDS (120) and BENCH_IDLE_POLLS_WEB_CONCURRENCY
- * (unset: npm start's default) for idle-polls.
+ * (unset: npm start's default) for idle-polls; BENCH_STREAMING_RUNS (BENCH_RUNS), BENCH_STREAMING_WORKERS (8),
+ * BENCH_STREAMING_SLOTS (50 per worker), BENCH_STREAMING_IDLE (10000 connected workers), BENCH_STREAMING_IDLE_SECONDS (60)
+ * and BENCH_STREAMING_WEB_CONCURRENCY (unset: npm start's default) for streaming and streaming-idle.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -27,6 +29,7 @@ import { requests } from "./scenarios/requests.js"
 import { schedules } from "./scenarios/schedules.js"
 import { processesPass } from "./scenarios/processes.js"
 import { idlePolls } from "./scenarios/idlePolls.js"
+import { streaming, streamingIdle } from "./scenarios/streaming.js"
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 // The local server over its Unix socket when there is one (how a service on the
@@ -39,7 +42,7 @@ const baseUrl = process.env.DATABASE_URL ??
     : "postgres://postgres@127.0.0.1:5432/postgres")
 const mode = process.env.BENCH_DB ?? "both"
 // BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision,
-// requests, schedules, metrics-off, processes, idle-polls, graphile.
+// requests, schedules, metrics-off, processes, idle-polls, streaming, streaming-idle, graphile.
 const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
 const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
@@ -198,6 +201,30 @@ const main = async () => {
       process.stderr.write(`[postgres] idle-polls: ${JSON.stringify(results.idlePolls)}\n`)
       save(results)
     }
+    if (wanted("streaming")) {
+      // The lifecycle with channel workers (runs pushed over the WebSocket), as npm start runs the service.
+      process.stderr.write("[postgres] streaming\n")
+      results.streaming = await streaming({
+        baseUrl,
+        webConcurrency: process.env.BENCH_STREAMING_WEB_CONCURRENCY,
+        runs: env("BENCH_STREAMING_RUNS", sizes.runs),
+        workers: env("BENCH_STREAMING_WORKERS", 8),
+        slots: env("BENCH_STREAMING_SLOTS", 50)
+      })
+      process.stderr.write(`[postgres] streaming: ${JSON.stringify(results.streaming)}\n`)
+      save(results)
+    }
+    if (wanted("streaming-idle")) {
+      process.stderr.write("[postgres] streaming-idle\n")
+      results.streamingIdle = await streamingIdle({
+        baseUrl,
+        workers: env("BENCH_STREAMING_IDLE", 10_000),
+        webConcurrency: process.env.BENCH_STREAMING_WEB_CONCURRENCY,
+        seconds: env("BENCH_STREAMING_IDLE_SECONDS", 60)
+      })
+      process.stderr.write(`[postgres] streaming-idle: ${JSON.stringify(results.streamingIdle)}\n`)
+      save(results)
+    }
     if (wanted("metrics-off")) {
       // The same one-call-per-step lifecycle on a service with metrics off: what recording them costs.
       process.stderr.write("[postgres] metrics-off\n")
@@ -300,6 +327,28 @@ const printTable = (r: any) => {
     add(
       `[postgres] ${i.workers} idle long-polls: answered / failed; empty answers late p50/p99/max ms; health p50/max ms; dispatch to a waiting poll p50/max ms`,
       `${i.answered} / ${i.failed} (waiting at once ${i.waitingAtSteadyState}, at most ${i.maxWaiting}); ${i.lateMs.p50} / ${i.lateMs.p99} / ${i.lateMs.max}; ${i.healthMs.p50} / ${i.healthMs.max}; ${i.dispatchMs.p50} / ${i.dispatchMs.max}`
+    )
+  }
+  if (r.streaming) {
+    const s = r.streaming
+    const g = r.graphile
+    const cpu = `${s.cpuMsPerRun.service} / ${s.cpuMsPerRun.postgres} / ${s.cpuMsPerRun.bench}`
+    add(
+      `[postgres] streaming lifecycle (channel workers: ${s.workers} × ${s.slotsPerWorker} slots, ${s.client}), WEB_CONCURRENCY=${s.webConcurrency} (${s.processes}): runs/s`,
+      `${s.runsPerSec}${g ? ` (${(s.runsPerSec / g.unbatchedJobsPerSec).toFixed(2)}× unbatched, ${(s.runsPerSec / g.batchedJobsPerSec).toFixed(2)}× batched)` : ""}`,
+      g ? `graphile unbatched ${Math.round(g.unbatchedJobsPerSec)} / batched ${Math.round(g.batchedJobsPerSec)} jobs/s` : ""
+    )
+    add(`[postgres] streaming: CPU ms per run service (all processes) / Postgres / bench; dispatch p50/p99 ms; errors, lost`, `${cpu}; ${s.dispatch.p50} / ${s.dispatch.p99}; ${s.errors}, ${s.lost}`)
+  }
+  if (r.streamingIdle) {
+    const i = r.streamingIdle
+    add(
+      `[postgres] ${i.workers} idle channel workers, WEB_CONCURRENCY=${i.webConcurrency}: connected / errors; service RSS idle → holding MB (per process)`,
+      `${i.connected} / ${i.errors}; ${i.rssIdleMb} → ${i.rssHoldingMb} (${i.rssHoldingPerProcessMb.join(" + ")})`
+    )
+    add(
+      `[postgres] ${i.workers} idle channel workers over ${i.seconds} s: service / Postgres CPU ms per s, transactions/s; dispatch to one p50/max ms; health p50/max ms`,
+      `${i.idleServiceCpuMsPerSec} / ${i.idlePostgresCpuMsPerSec}, ${i.idleTransactionsPerSec}; ${i.dispatchMs.p50} / ${i.dispatchMs.max}; ${i.healthMs.p50} / ${i.healthMs.max}`
     )
   }
   const w = [Math.max(...rows.map((x) => x[0].length)), Math.max(...rows.map((x) => x[1].length))]

@@ -28,3 +28,10 @@ export const execute = (url: string, text: string, params: ReadonlyArray<unknown
     yield* client.unsafe("SET search_path TO pipeline_triggers, public")
     yield* client.unsafe(text, params as Array<any>)
   }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.runPromise)
+
+/** Runs one query on the database at `url` and answers its rows. */
+export const query = <A = Record<string, unknown>>(url: string, text: string, params: ReadonlyArray<unknown> = []): Promise<ReadonlyArray<A>> =>
+  Effect.gen(function*() {
+    const client = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+    return (yield* client.unsafe(text, params as Array<any>)) as unknown as ReadonlyArray<A>
+  }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.runPromise)

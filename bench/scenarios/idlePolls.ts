@@ -1,7 +1,5 @@
-import { randomUUID } from "node:crypto"
-import { createHash } from "node:crypto"
 import * as http from "node:http"
-import { execute } from "../lib/database.js"
+import { insertWorkers } from "../lib/fleet.js"
 import { expectStatus, makeClient } from "../lib/http.js"
 import { rssMbOf, startService } from "../lib/server.js"
 import { createTrigger, setupTenant } from "../lib/setup.js"
@@ -65,19 +63,7 @@ export const idlePolls = async (o: {
   const url = new URL(service.url)
   try {
     const tenant = await setupTenant(client, service.url)
-    const workers = Array.from({ length: o.workers }, (_, i) => ({ id: randomUUID(), token: `wkt_idle_bench_${i}_${randomUUID()}` }))
-    const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
-    for (let from = 0; from < workers.length; from += 2000) {
-      const slice = workers.slice(from, from + 2000)
-      await execute(
-        o.databaseUrl,
-        `INSERT INTO workers (id, environment_id, workspace_id, label, token_hash)
-         SELECT w.id::uuid, e.id, e.workspace_id, 'idle-' || w.n, w.hash
-         FROM environments e, unnest($2::text[], $3::text[], $4::int[]) AS w(id, hash, n)
-         WHERE e.id = $1`,
-        [tenant.environmentId, slice.map((w) => w.id), slice.map((w) => sha256(w.token)), slice.map((_, i) => from + i)]
-      )
-    }
+    const workers = await insertWorkers(o.databaseUrl, tenant.environmentId, o.workers, "idle")
     // A few triggers pinned to waiting workers: their runs must reach those polls at once.
     const pinned = await Promise.all([0, 1, 2, 3, 4].map((i) => createTrigger(client, tenant, { workerId: workers[i * 997 % o.workers]!.id })))
     const rssIdleMb = service.rssMb()
