@@ -23,6 +23,11 @@ const describe = (error: unknown): string => {
       const inner = deepest instanceof Error ? `\n  database said: ${deepest.message}` : ""
       return `database: ${tagged.message ?? "failed"}${inner}`
     }
+    if (tagged._tag === "ServeError") {
+      // The listen error (EADDRINUSE, EACCES) is the cause; the error itself has no message.
+      const cause = tagged.cause instanceof Error ? tagged.cause.message : String(tagged.cause)
+      return `HTTP server could not listen (PORT, HOST): ${cause}`
+    }
     if (typeof tagged.message === "string" && tagged.message.length > 0) return tagged.message
   }
   return String(error)

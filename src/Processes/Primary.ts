@@ -3,6 +3,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import cluster, { type Worker } from "node:cluster"
 import * as KeyCheck from "../Config/KeyCheck.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
@@ -82,11 +83,12 @@ const slot = (servedOnce: Deferred.Deferred<void>, grace: Duration.Duration) =>
         start,
         (started) =>
           Effect.gen(function*() {
-            yield* Deferred.await(started.listening).pipe(
+            const serving = yield* Deferred.await(started.listening).pipe(
               Effect.zipRight(Deferred.succeed(servedOnce, undefined)),
               Effect.fork
             )
             const exited = yield* Deferred.await(started.exited)
+            yield* Fiber.interrupt(serving)
             return { ...exited, pid: started.worker.process.pid, id: started.worker.id }
           }),
         (started, exit) => Exit.isInterrupted(exit) ? stop(started, grace) : Effect.void

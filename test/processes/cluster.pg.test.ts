@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { cleanupsAfterAll, createDatabase, faultLock, sleep, startService, waitUntil } from "../support/Process.js"
@@ -146,11 +147,40 @@ describe("several service processes (WEB_CONCURRENCY)", () => {
       expect(output).not.toMatch(/level=(ERROR|FATAL)/)
     }), { timeout: 300_000 })
 
+  it.scopedLive("a port already taken: the processes cannot serve, so the start fails instead of restarting them", () =>
+    Effect.gen(function*() {
+      // Holds the port; the readiness checks that reach it are dropped at once.
+      const blocker = net.createServer((socket) => socket.destroy())
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", () => resolve()))),
+        () => Effect.promise(() => new Promise<void>((resolve) => blocker.close(() => resolve())))
+      )
+      const port = (blocker.address() as net.AddressInfo).port
+      const db = yield* Effect.promise(createDatabase)
+      cleanup(db.drop)
+      const failed = yield* Effect.promise(() =>
+        startService({ DATABASE_URL: db.url, WEB_CONCURRENCY: "2", LOG_LEVEL: "Info" }, { port, readyTimeoutMs: 60_000 }).then(
+          (service) => {
+            cleanup(() => service.stop())
+            return "started"
+          },
+          (error: Error) => error.message
+        )
+      )
+      expect(failed).toMatch(/^service exited before it was ready \(1\)/)
+      expect(failed).toContain("a service process ended before the service started")
+      expect(failed).toContain("EADDRINUSE")
+    }), { timeout: 300_000 })
+
   it.scopedLive("a service process that dies is replaced; the service keeps answering", () =>
     Effect.gen(function*() {
       yield* faultLock
       const { pids, service } = yield* start()
       const [victim, survivor] = pids as [number, number]
+      // Requests answered by both, counted by a scrape (which gathers every process's series).
+      yield* Effect.promise(() => Promise.all(Array.from({ length: 10 }, () => fresh(service.url, "GET", "/api/v1/health"))))
+      const healthCount = (text: string) => value(parse(text), "pts_http_requests_total", { method: "GET", route: "/api/v1/health", status: "200" })
+      const before = healthCount((yield* Effect.promise(() => fresh(service.url, "GET", "/metrics"))).body as string)
       process.kill(victim, "SIGKILL")
       // Connections handed to it before the primary saw it die are lost with it (as with any crash);
       // from then on, until its replacement is up, the other process answers every new connection.
@@ -176,6 +206,9 @@ describe("several service processes (WEB_CONCURRENCY)", () => {
       )
       expect(served, service.output()).toBe(true)
       expect(service.isRunning()).toBe(true)
+      // The dead process's counts stay in the totals: the counter did not go down.
+      const after = healthCount((yield* Effect.promise(() => fresh(service.url, "GET", "/metrics"))).body as string)
+      expect(after).toBeGreaterThan(before)
       const stopped = yield* Effect.promise(() => service.stop())
       expect(stopped.code).toBe(0)
     }), { timeout: 300_000 })
