@@ -8,8 +8,17 @@ import { WorkerProtocol } from "../Scheduler/WorkerProtocol.js"
 import type { Channel } from "./Connections.js"
 import { type ChannelEvent, maxBatch } from "./Rpcs.js"
 
-/** The longest a channel's poll waits in one go (as a REST long poll's `wait`). */
-const waitSeconds = 30
+/**
+ * The longest a channel's poll waits in one go. A REST long poll ends every
+ * 30 s because HTTP must answer; a channel need not: what can be pushed
+ * arrives as a wake-up (an assignment here or, through NOTIFY, on another
+ * instance; a cancel request; more slots), and a run assigned to a worker
+ * that never claims it goes back to assignment at its claim deadline. So an
+ * idle connection looks at the database again only this rarely, as a safety
+ * net for a lost wake-up: each look is a handful of statements, which at
+ * 30 s would be ~2,000 a second for 10,000 idle workers.
+ */
+const waitSeconds = 300
 
 /**
  * What a channel pushes: a loop of `claim=true&start=true` long polls of
