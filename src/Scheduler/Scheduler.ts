@@ -8,6 +8,7 @@ import { RunEvents } from "./RunEvents.js"
 import { RunFeed } from "./RunFeed.js"
 import * as Tuning from "../Config/Tuning.js"
 import { Supervisor } from "./Supervisor.js"
+import type { TerminalHandoff } from "./TerminalHandoff.js"
 import { Transitions } from "./Transitions.js"
 import { Wakeups } from "./Wakeups.js"
 import { WorkerProtocol } from "./WorkerProtocol.js"
@@ -20,9 +21,11 @@ export type Services = WorkerProtocol | Revocation | Supervisor | Assignment | T
  * supervision (a background fiber per run plus the sweep, started with the
  * layer and interrupted when its scope closes) and the terminal-run stream.
  * The database (`SqlClient`, `Notifications`) stays a requirement, so the
- * embedding program chooses it; the schema comes from `Db/Migrations`.
+ * embedding program chooses it; the schema comes from `Db/Migrations`. So
+ * does the port to webhook delivery (`TerminalHandoff`): `Webhooks/Handoff`
+ * where this instance runs a delivery loop, `TerminalHandoff.none` where not.
  */
-export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | Tuning.Tuning> =
+export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | Tuning.Tuning | TerminalHandoff> =
   Layer.merge(WorkerProtocol.Default, Revocation.Default).pipe(
     Layer.provideMerge(Layer.merge(Supervisor.Default, Presence.Default)),
     Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
@@ -32,4 +35,4 @@ export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notificat
 /** The scheduler with `Tuning.defaults` overridden by `options`. */
 export const layerWith = (
   options: Partial<Tuning.TuningShape> = {}
-): Layer.Layer<Services, never, SqlClient.SqlClient | Notifications> => layer.pipe(Layer.provide(Tuning.layer(options)))
+): Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | TerminalHandoff> => layer.pipe(Layer.provide(Tuning.layer(options)))

@@ -7,10 +7,7 @@ import type { AuditAction } from "../Audit/AuditLog.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import type { FaultClass, RunRow, RunStatus } from "../Runs/Run.js"
 import { toRun } from "../Runs/Run.js"
-import type { OutboxRow } from "../Webhooks/DeliveriesRepo.js"
-import { DeliveryHandoff, type Slot } from "../Webhooks/Handoff.js"
-import { outboxChannel } from "../Webhooks/Outbox.js"
-import { payloadOf, type TerminalRun } from "../Webhooks/Payload.js"
+import { outboxChannel, type Slot, TerminalHandoff } from "./TerminalHandoff.js"
 import { RunEvents } from "./RunEvents.js"
 import { RunFeed } from "./RunFeed.js"
 import { Tuning } from "../Config/Tuning.js"
@@ -42,19 +39,6 @@ export interface Terminal {
 
 const withoutExtras = ({ handed: _h, kind: _k, ...row }: RunRow & { readonly kind: string; readonly handed: boolean }): RunRow => row
 
-/** The outbox row a terminal run's webhook is handed over as (see `Webhooks/Handoff`). */
-const outboxRowOf = (run: RunRow): OutboxRow => ({
-  run_id: run.id,
-  trigger_id: run.trigger_id,
-  url: run.webhook_url ?? "",
-  secret_enc: run.webhook_secret_enc,
-  payload: payloadOf({ ...run, status: run.status as TerminalRun["status"] }),
-  attempts: 0,
-  last_status_code: null,
-  last_response_body: null,
-  last_error: null
-})
-
 /** Dispatch latency (request to claim) of runs just claimed. */
 const dispatched = (rows: ReadonlyArray<RunRow>): void => {
   for (const row of rows) {
@@ -80,8 +64,8 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     const announced = (rows: ReadonlyArray<{ readonly environment_id: string }>) =>
       rows.length === 0 ? Effect.void : feed.announce(new Set(rows.map((row) => row.environment_id)))
     const { cancelGraceSeconds } = yield* Tuning
-    // This instance's delivery loop, when the app runs one (see `Webhooks/Handoff`).
-    const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff))
+    // This instance's delivery loop, or the port's `none` (see `TerminalHandoff`).
+    const handoff = yield* TerminalHandoff
 
     /** Why each of the worker's runs matched no row: not its run, or the wrong state for the step. */
     const rejections = (workerId: string, runIds: ReadonlyArray<string>, step: WorkerStep) =>
@@ -217,13 +201,13 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
 
     /**
      * Places in this instance's delivery loop for `n` webhooks (see
-     * `Webhooks/Handoff`): all of them, or none (then every row of the
+     * `TerminalHandoff`): all of them, or none (then every row of the
      * statement takes the NOTIFY path). None inside a transaction: a row
      * would be handed before it commits.
      */
     const reserveSlots = (n: number): Effect.Effect<ReadonlyArray<Slot>> =>
       Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
-        if (handoff === undefined || Option.isSome(transaction)) return Effect.succeed([])
+        if (Option.isSome(transaction)) return Effect.succeed([])
         const slots: Array<Slot> = []
         for (let i = 0; i < n; i++) {
           const slot = handoff.reserve()
@@ -241,7 +225,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
      * given in `retryIds`) when it failed or timed out with retries left, and
      * its webhook outbox row. The outbox row carries no body: it is rendered
      * from the terminal run when it is delivered.
-     * With places in this instance's delivery loop (`Webhooks/Handoff`), the
+     * With places in this instance's delivery loop (`TerminalHandoff`), the
      * rows are inserted leased to the loop and handed to it after the
      * statement; otherwise they are inserted free and announced with NOTIFY
      * (delivered at commit, so the row is visible by then) for any instance
@@ -289,7 +273,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
             if (slots.length === 0) return Effect.void
             const handed = Exit.isSuccess(exit) ? exit.value.filter((row) => row.kind === "run" && row.handed) : []
             return Effect.all([
-              ...handed.map((row, i) => slots[i]!.hand(outboxRowOf(withoutExtras(row)))),
+              ...handed.map((row, i) => slots[i]!.hand(withoutExtras(row))),
               ...slots.slice(handed.length).map((slot) => slot.cancel)
             ], { discard: true })
           }),

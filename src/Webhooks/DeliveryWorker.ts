@@ -14,7 +14,7 @@ import { Tuning } from "../Config/Tuning.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import { Notifications } from "../Db/Notifications.js"
-import { DeliveryHandoff } from "./Handoff.js"
+import { DeliveryHandoff, outboxRowOf } from "./Handoff.js"
 import { outboxChannel } from "./Outbox.js"
 import { DeliveriesRepo, type FinalOutcome, type OutboxRow } from "./DeliveriesRepo.js"
 import { maxAttempts, runWithRetries } from "./Retry.js"
@@ -280,17 +280,15 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
     // there is room (see `Webhooks/Handoff`). Attached last, so at shutdown it
     // detaches before the fibers stop; a row handed in that moment is released
     // with the other leases.
-    const handoff = Option.getOrUndefined(yield* Effect.serviceOption(DeliveryHandoff))
-    if (handoff !== undefined) {
-      const leaseMillis = Duration.toMillis(opts.leaseDuration)
-      yield* handoff.attach({
-        reserve: () => {
-          if (inFlight >= maxInFlight) return undefined
-          inFlight++
-          return { owner, leaseMillis, hand: (row) => Effect.asVoid(admit(row)), cancel: finished }
-        }
-      })
-    }
+    const handoff = yield* DeliveryHandoff
+    const leaseMillis = Duration.toMillis(opts.leaseDuration)
+    yield* handoff.attach({
+      reserve: () => {
+        if (inFlight >= maxInFlight) return undefined
+        inFlight++
+        return { owner, leaseMillis, hand: (run) => Effect.asVoid(admit(outboxRowOf(run))), cancel: finished }
+      }
+    })
   }).pipe(Effect.annotateLogs({ service: "webhook-delivery" }))
 
 /** The delivery loop as a background layer (see `App.BackgroundLive`). */

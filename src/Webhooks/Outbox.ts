@@ -1,13 +1,12 @@
 /**
  * The webhook outbox. A terminal transition writes one `webhook_outbox` row
- * in its own statement (see `Transitions.terminal`): the run id, trigger id,
+ * in its own statement (see `Scheduler/Terminal`): the run id, trigger id,
  * and the URL and sealed secret the run snapshotted when it was created. The
  * body is not stored: it is rendered from the terminal run when the row is
  * leased (`DeliveriesRepo.lease`) or handed to this instance's delivery loop
  * (`Webhooks/Handoff`), and a terminal run's reported fields never change, so
  * every attempt sends, and signs, the same bytes. A row nobody was handed is
- * announced on `outboxChannel` for any instance's loop to lease.
+ * announced on `outboxChannel` for any instance's loop to lease; the engine
+ * names the channel in its port (`Scheduler/TerminalHandoff`), as it writes it.
  */
-
-/** The Postgres channel a new outbox row is announced on; the delivery loop listens to it. */
-export const outboxChannel = "webhook_outbox"
+export { outboxChannel } from "../Scheduler/TerminalHandoff.js"

@@ -7,16 +7,22 @@ import { sha256 } from "../../src/Crypto/Tokens.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
 import { RunsRepo } from "../../src/Runs/RunsRepo.js"
 import * as Scheduler from "../../src/Scheduler/Scheduler.js"
+import { TerminalHandoff } from "../../src/Scheduler/TerminalHandoff.js"
 import type { TuningShape } from "../../src/Config/Tuning.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 
 /**
- * The scheduler core without HTTP, on a fresh database, for `TestClock` tests:
+ * The scheduler core without HTTP, on a fresh database, for `TestClock` tests
+ * (the port to webhook delivery left for the test to provide):
  * every timestamp and deadline the scheduler writes comes from the Effect
  * `Clock`, so adjusting the `TestClock` drives the supervision fibers.
  */
-export const schedulerOnly = (options: Partial<TuningShape> = {}) =>
+export const schedulerBesideDelivery = (options: Partial<TuningShape> = {}) =>
   Layer.mergeAll(Scheduler.layerWith({ claimTimeoutSeconds: 3, ...options }), RunsRepo.Default)
+
+/** `schedulerBesideDelivery` on an instance without a delivery loop: every webhook row is announced, none handed. */
+export const schedulerOnly = (options: Partial<TuningShape> = {}) =>
+  schedulerBesideDelivery(options).pipe(Layer.provide(TerminalHandoff.none))
 
 export const databaseLayer = Layer.orDie(TestDatabase.layer)
 

@@ -20,6 +20,7 @@ import { RunEvents } from "../../src/Scheduler/RunEvents.js"
 import { RunFeed } from "../../src/Scheduler/RunFeed.js"
 import * as Tuning from "../../src/Config/Tuning.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
+import { TerminalHandoff } from "../../src/Scheduler/TerminalHandoff.js"
 import { Transitions } from "../../src/Scheduler/Transitions.js"
 import { Wakeups } from "../../src/Scheduler/Wakeups.js"
 import { seedTenant } from "../scheduler/support.js"
@@ -47,7 +48,8 @@ const noSweep = { sweepIntervalMillis: 24 * 3_600_000 }
 const supervision = Layer.merge(Supervisor.Default, RunsRepo.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
   Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default)),
-  Layer.provide(Tuning.layer(noSweep))
+  Layer.provide(Tuning.layer(noSweep)),
+  Layer.provide(TerminalHandoff.none)
 )
 
 /**

@@ -15,15 +15,16 @@ import { testConfig as configWith } from "../support/TestConfig.js"
 import { SecretBox } from "../../src/Crypto/SecretBox.js"
 import { DeliveriesRepo, type OutboxRow } from "../../src/Webhooks/DeliveriesRepo.js"
 import * as DeliveryWorker from "../../src/Webhooks/DeliveryWorker.js"
-import { DeliveryHandoff, type Slot } from "../../src/Webhooks/Handoff.js"
+import type { Slot } from "../../src/Scheduler/TerminalHandoff.js"
+import { DeliveryHandoff, outboxRowOf } from "../../src/Webhooks/Handoff.js"
 import { outboxChannel } from "../../src/Webhooks/Outbox.js"
 import { payloadOf, type TerminalRun } from "../../src/Webhooks/Payload.js"
 import { UrlGuard } from "../../src/Webhooks/UrlGuard.js"
-import { addTrigger, databaseLayer, requestRun, schedulerOnly, seed, type Seed } from "../scheduler/support.js"
+import { addTrigger, databaseLayer, requestRun, schedulerBesideDelivery, seed, type Seed } from "../scheduler/support.js"
 import { receiver } from "./support.js"
 
 /** The scheduler on a fresh database with a handoff the test attaches its own loop to, in real time. */
-const handoffLayer = Layer.mergeAll(schedulerOnly(), DeliveriesRepo.Default).pipe(
+const handoffLayer = Layer.mergeAll(schedulerBesideDelivery(), DeliveriesRepo.Default).pipe(
   Layer.provideMerge(DeliveryHandoff.layer),
   Layer.provideMerge(databaseLayer)
 )
@@ -41,7 +42,7 @@ const fakeLoop = (leaseMillis = 30_000, capacity = Infinity) => {
       return {
         owner: "loop-under-test",
         leaseMillis,
-        hand: (row) => Effect.sync(() => void handed.push(row)),
+        hand: (run) => Effect.sync(() => void handed.push(outboxRowOf(run))),
         cancel: Effect.sync(() => {
           taken--
           cancelled++
@@ -217,7 +218,7 @@ it.live("a batched complete hands each webhook it wrote; with room for fewer tha
   }).pipe(Effect.scoped, Effect.provide(handoffLayer)))
 
 /** The scheduler with the real delivery loop's services (the loop itself is started per test). */
-const withDelivery = Layer.mergeAll(schedulerOnly(), DeliveriesRepo.Default, SecretBox.Default, UrlGuard.Default).pipe(
+const withDelivery = Layer.mergeAll(schedulerBesideDelivery(), DeliveriesRepo.Default, SecretBox.Default, UrlGuard.Default).pipe(
   Layer.provideMerge(DeliveryHandoff.layer),
   Layer.provideMerge(configWith({ webhookAllowPrivateNetworks: true })),
   Layer.provideMerge(databaseLayer)

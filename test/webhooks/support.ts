@@ -9,6 +9,7 @@ import { uuidv7 } from "../../src/Crypto/Ids.js"
 import { SecretBox } from "../../src/Crypto/SecretBox.js"
 import { DeliveriesRepo } from "../../src/Webhooks/DeliveriesRepo.js"
 import * as DeliveryWorker from "../../src/Webhooks/DeliveryWorker.js"
+import { DeliveryHandoff } from "../../src/Webhooks/Handoff.js"
 import { outboxChannel } from "../../src/Webhooks/Outbox.js"
 import { UrlGuard } from "../../src/Webhooks/UrlGuard.js"
 import * as TestDatabase from "../support/TestDatabase.js"
@@ -79,7 +80,8 @@ export const servicesLayer = (config: Partial<AppConfigShape> = {}) =>
 /** Starts a delivery worker (one "instance") for the enclosing scope; closing the scope is a graceful shutdown. */
 export const startWorker = (options: Partial<DeliveryWorker.DeliveryOptions> = {}, config?: Partial<AppConfigShape>) =>
   Effect.gen(function*() {
-    const base = DeliveryWorker.layerWith(options)
+    // Its own handoff: nothing on this instance ends runs, so nothing is handed to it.
+    const base = DeliveryWorker.layerWith(options).pipe(Layer.provide(DeliveryHandoff.layer))
     const layer = config === undefined
       ? base
       : base.pipe(Layer.provide(UrlGuard.Default), Layer.provide(configWith({ webhookAllowPrivateNetworks: true, ...config })))
