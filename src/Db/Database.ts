@@ -10,6 +10,7 @@ import Pg from "pg"
 import * as path from "node:path"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Notifications } from "./Notifications.js"
+import * as PgListener from "./PgListener.js"
 import * as PoolStats from "./PoolStats.js"
 import * as PgliteClient from "./PgliteClient.js"
 import { preparingClient } from "./PreparedStatements.js"
@@ -23,20 +24,25 @@ const connectTimeout = Duration.seconds(5)
  * client class: with `preparedStatements`, parameterized statements are named
  * and prepared once per connection (see `PreparedStatements`).
  */
+/** How each of our connections is opened: the pool's and the one that LISTENs. */
+const connectionOptions = (url: Redacted.Redacted, schema: string): Pg.ClientConfig => ({
+  connectionString: Redacted.value(url),
+  connectionTimeoutMillis: Duration.toMillis(connectTimeout),
+  application_name: "pipeline-trigger-service",
+  // Every connection of our own pool sees our schema first (see Schema.ts).
+  // JIT off: a short OLTP statement whose estimate crosses jit_above_cost (a
+  // bound the planner cannot see, e.g. a CTE's now()) spent 35-60 ms compiling
+  // for a 15 ms execution on a 1,000,000-run history (docs/benchmarks.md).
+  options: `-c search_path=${Schema.searchPath(schema)} -c jit=off`
+})
+
 const pool = (url: Redacted.Redacted, preparedStatements: boolean, schema: string) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const pool = new Pg.Pool({
-        connectionString: Redacted.value(url),
+        ...connectionOptions(url, schema),
         max: 20,
-        connectionTimeoutMillis: Duration.toMillis(connectTimeout),
         idleTimeoutMillis: 30_000,
-        application_name: "pipeline-trigger-service",
-        // Every connection of our own pool sees our schema first (see Schema.ts).
-        // JIT off: a short OLTP statement whose estimate crosses jit_above_cost (a
-        // bound the planner cannot see, e.g. a CTE's now()) spent 35-60 ms compiling
-        // for a 15 ms execution on a 1,000,000-run history (docs/benchmarks.md).
-        options: `-c search_path=${Schema.searchPath(schema)} -c jit=off`,
         ...(preparedStatements ? { Client: preparingClient() } : {})
       })
       // An idle connection's error (server restart) is the pool's to handle: it drops the client.
@@ -68,11 +74,11 @@ export const layerPg = (
   url: Redacted.Redacted,
   options: { readonly preparedStatements?: boolean; readonly schema?: string } = {}
 ) =>
-  Layer.effect(
+  Layer.scoped(
     Notifications,
-    Effect.map(PgClient.PgClient, (pg) =>
+    Effect.zipWith(PgListener.make(connectionOptions(url, options.schema ?? Schema.defaultSchema)), PgClient.PgClient, (listen, pg) =>
       Notifications.of({
-        listen: pg.listen,
+        listen,
         // Not `pg.notify`: it sends `NOTIFY channel, $1`, which cannot be a parameterized
         // (prepared) statement; the function form can, and goes through the same pool.
         notify: (channel, payload) => Effect.asVoid(pg`SELECT pg_notify(${channel}, ${payload})`)
