@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import cluster from "node:cluster"
-import { type AppConfig, layer as AppConfigLive } from "../Config/AppConfig.js"
+import { layer as AppConfigLive } from "../Config/AppConfig.js"
 import * as Tuning from "../Config/Tuning.js"
 import * as Logging from "../Config/Logging.js"
 import * as StartupFailure from "../Config/StartupFailure.js"
@@ -27,9 +27,12 @@ const worker = Effect.suspend(() => {
 }).pipe(Effect.annotateLogs({ process: `worker-${cluster.worker?.id}`, pid: process.pid }))
 
 /** The primary of several, or the service itself when one process is all there is. */
-const primary = Effect.flatMap(processCount, (count): Effect.Effect<void, unknown, AppConfig | Tuning.Tuning> =>
-  count <= 1 ? service : Primary.run(count).pipe(Effect.annotateLogs({ process: "primary", pid: process.pid }))
-).pipe(Effect.provide(Layer.merge(AppConfigLive, Tuning.layerFromEnv())))
+const primary = Effect.flatMap(processCount, (count): Effect.Effect<void, unknown> =>
+  count <= 1 ? service : Primary.run(count).pipe(
+    Effect.annotateLogs({ process: "primary", pid: process.pid }),
+    Effect.provide(Layer.merge(AppConfigLive, Tuning.layerFromEnv()))
+  )
+)
 
 /**
  * `npm start`: `WEB_CONCURRENCY` service processes on one port (see

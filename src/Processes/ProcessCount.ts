@@ -2,7 +2,6 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as os from "node:os"
-import { AppConfig } from "../Config/AppConfig.js"
 
 /** `WEB_CONCURRENCY`: how many service processes one start runs (they share the port). */
 export const webConcurrency = Config.integer("WEB_CONCURRENCY").pipe(
@@ -17,10 +16,13 @@ export const webConcurrency = Config.integer("WEB_CONCURRENCY").pipe(
  * embedded database is a file one process opens (see Db/DataDirLock): it
  * stays at one, and a larger WEB_CONCURRENCY is refused in the log, not obeyed.
  */
-export const processCount: Effect.Effect<number, unknown, AppConfig> = Effect.gen(function*() {
-  const config = yield* AppConfig
+export const processCount: Effect.Effect<number, unknown> = Effect.gen(function*() {
+  // Read on its own rather than through `AppConfig`: building that here would
+  // run its start-up work (generating development keys, logging it) twice.
+  const databaseUrl = yield* Config.string("DATABASE_URL").pipe(Config.withDefault(""))
   const asked = yield* webConcurrency
-  if (Option.isNone(config.databaseUrl)) {
+  // An empty DATABASE_URL means unset, as in AppConfig.
+  if (databaseUrl.trim().length === 0) {
     if (Option.isSome(asked) && asked.value > 1) {
       yield* Effect.logWarning("WEB_CONCURRENCY ignored: the embedded database is opened by one process; set DATABASE_URL to run several").pipe(
         Effect.annotateLogs({ webConcurrency: asked.value, processes: 1 })
