@@ -154,11 +154,18 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
         const wait = pending !== undefined && pending.length > 0 ? 0 : options.wait
         const until = (yield* Clock.currentTimeMillis) + wait * 1000
         while (true) {
+          const since = wakeups.generationOf(workerId)
           const found = yield* (options.claim ? claimOrWait : listOrWait)(workerId, environmentId, options, until)
           if (found !== undefined) {
             yield* Effect.forEach(found, watch, { discard: true })
             return { runs: found, cancelRequested: yield* transitions.cancelRequestedOf(workerId) }
           }
+          // Out of time and never woken: no run was assigned and no cancel
+          // requested since the look (either would have woken it, on another
+          // instance through NOTIFY), so the answer is empty without reading
+          // again. An idle fleet's every poll ends so; looking again cost
+          // three statements each.
+          if (wakeups.generationOf(workerId) === since && (yield* Clock.currentTimeMillis) >= until) return { runs: [], cancelRequested: [] }
           // Woken with nothing to hand out: perhaps by a cancel request.
           const cancelRequested = yield* transitions.cancelRequestedOf(workerId)
           if (cancelRequested.length > 0) return { runs: [], cancelRequested }

@@ -160,6 +160,27 @@ withLayer(layer({ webhookAllowPrivateNetworks: true, cancelGraceSeconds: 1 }), {
         expect((yield* poll("")).body.cancelRequested).toEqual([])
       }))
 
+    it.effect("a plain long poll (no claim) is ended by a cancel request too, and one that nothing wakes answers empty at its end", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const worker = yield* registerWorker(env)
+        const trigger = yield* createTrigger(env, { heartbeatTimeoutSeconds: 60 })
+        const runId = yield* runningRun(env, trigger.id, worker)
+        const poll = (query: string) => call("GET", `/api/v1/workers/${worker.workerId}/poll${query}`, { bearer: worker.token })
+        // Nothing wakes it: empty at the end of its wait (the answer is not read again).
+        const t0 = Date.now()
+        expect((yield* poll("?wait=1")).body).toEqual({ runs: [], cancelRequested: [] })
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(900)
+
+        const waiting = yield* Effect.fork(poll("?wait=20"))
+        yield* Effect.sleep("500 millis")
+        const started = Date.now()
+        expect((yield* cancel(runId, { cookie: env.user.cookie })).status).toBe(200)
+        const answer = yield* Fiber.join(waiting)
+        expect(Date.now() - started).toBeLessThan(5_000)
+        expect(answer.body).toEqual({ runs: [], cancelRequested: [runId] })
+      }))
+
     it.scoped("a worker that never completes: the supervisor ends the run cancelled when the grace period passes", () =>
       Effect.gen(function*() {
         const rx = yield* receiver
