@@ -1,12 +1,14 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Actor } from "../Auth/Security.js"
 import { ApiKeys } from "../ApiKeys/ApiKeys.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { activeStatuses } from "../Runs/Run.js"
 import type { Environment } from "./Api.js"
 import { EnvironmentHasActiveRuns, EnvironmentNotFound } from "./TenancyErrors.js"
-import { type EnvironmentRow, toEnvironment } from "./Workspaces.js"
+import { EnvironmentRow } from "./Workspaces.js"
 
 /** Renaming and deleting environments; callers check the role first (see Policy). */
 export class Environments extends Effect.Service<Environments>()("Tenancy/Environments", {
@@ -16,22 +18,34 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
     // Required, not a dependency: it must be the instance authentication uses (see `App.ServicesLive`).
     const apiKeys = yield* ApiKeys
 
+    const lockedName = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ name: Schema.String }),
+      execute: (id) => sql`SELECT name FROM environments WHERE id = ${id} FOR UPDATE`
+    })
+
+    const setName = SqlSchema.single({
+      Request: Schema.Struct({ id: Schema.String, name: Schema.String }),
+      Result: EnvironmentRow,
+      execute: ({ id, name }) =>
+        sql`UPDATE environments SET name = ${name}, updated_at = now() WHERE id = ${id}
+            RETURNING id, workspace_id, name, created_at, updated_at`
+    })
+
     const rename = (actor: Actor, id: string, name: string): Effect.Effect<Environment, EnvironmentNotFound> =>
       Effect.gen(function*() {
-        const previous = yield* sql<{ name: string }>`SELECT name FROM environments WHERE id = ${id} FOR UPDATE`
-        if (previous.length === 0) return yield* Effect.fail(new EnvironmentNotFound({ environmentId: id }))
-        const rows = yield* sql<EnvironmentRow>`
-          UPDATE environments SET name = ${name}, updated_at = now() WHERE id = ${id}
-          RETURNING id, workspace_id, name, created_at, updated_at`
+        const previous = yield* Effect.orDie(lockedName(id))
+        if (previous._tag === "None") return yield* Effect.fail(new EnvironmentNotFound({ environmentId: id }))
+        const environment = yield* Effect.orDie(setName({ id, name }))
         yield* audit.record({
           environmentId: id,
           actor,
           action: "environment.updated",
           targetType: "environment",
           targetId: id,
-          metadata: { name, previousName: previous[0]!.name }
+          metadata: { name, previousName: previous.value.name }
         })
-        return toEnvironment(rows[0]!)
+        return environment
       }).pipe(
         sql.withTransaction,
         Effect.catchTag("SqlError", Effect.die),
