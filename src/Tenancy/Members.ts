@@ -1,32 +1,34 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Actor } from "../Auth/Security.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { ValidationError } from "../Domain/Errors.js"
 import { AlreadyMember, LastOwner, MemberNotFound, OwnerRoleReserved, UserNotFound } from "./TenancyErrors.js"
-import type { Role } from "../Domain/Schemas.js"
+import { Role } from "../Domain/Schemas.js"
 import type { Member } from "./Api.js"
 import { isUuid } from "../Domain/Ids.js"
 
-interface MemberRow {
-  readonly user_id: string
-  readonly email: string
-  readonly role: Role
-  readonly created_at: Date
-  /** created_at in microseconds since the epoch, as text: the exact keyset position. */
-  readonly position: string
-}
+/**
+ * A membership joined with its user, decoded into the API's `Member` plus
+ * `position`: created_at in microseconds since the epoch, as text, the exact
+ * keyset position.
+ */
+const MemberRow = Schema.Struct({
+  user_id: Schema.String,
+  email: Schema.String,
+  role: Role,
+  created_at: Schema.DateFromSelf,
+  position: Schema.String
+}).pipe(Schema.rename({ user_id: "userId", created_at: "createdAt" }))
+type MemberRow = typeof MemberRow.Type
 
-const toMember = (row: MemberRow): Member => ({
-  userId: row.user_id,
-  email: row.email,
-  role: row.role,
-  createdAt: row.created_at
-})
+const toMember = ({ position: _, ...member }: MemberRow): Member => member
 
 // Members have no id of their own: the cursor is (created_at in µs, user_id),
 // which is unique and stable while members are added.
-const encodeCursor = (row: MemberRow): string => Buffer.from(`${row.position}.${row.user_id}`, "utf8").toString("base64url")
+const encodeCursor = (row: MemberRow): string => Buffer.from(`${row.position}.${row.userId}`, "utf8").toString("base64url")
 
 const decodeCursor = (cursor: string | undefined): Effect.Effect<{ position: string; userId: string } | undefined, ValidationError> => {
   if (cursor === undefined) return Effect.succeed(undefined)
@@ -50,6 +52,20 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
              (extract(epoch FROM m.created_at) * 1000000)::bigint::text AS position
       FROM members m JOIN users u ON u.id = m.user_id`
 
+    const page = SqlSchema.findAll({
+      Request: Schema.Struct({
+        environmentId: Schema.String,
+        after: Schema.UndefinedOr(Schema.Struct({ position: Schema.String, userId: Schema.String })),
+        limit: Schema.Number
+      }),
+      Result: MemberRow,
+      execute: ({ after, environmentId, limit }) =>
+        sql`${select} WHERE m.environment_id = ${environmentId}
+          ${after === undefined ? sql`` : sql`AND ((extract(epoch FROM m.created_at) * 1000000)::bigint, m.user_id)
+            < (${after.position}::bigint, ${after.userId}::uuid)`}
+          ORDER BY m.created_at DESC, m.user_id DESC LIMIT ${limit + 1}`
+    })
+
     const list = (
       environmentId: string,
       cursor: string | undefined,
@@ -57,11 +73,7 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
     ): Effect.Effect<{ items: ReadonlyArray<Member>; nextCursor: string | null }, ValidationError> =>
       Effect.gen(function*() {
         const after = yield* decodeCursor(cursor)
-        const rows = yield* sql<MemberRow>`
-          ${select} WHERE m.environment_id = ${environmentId}
-          ${after === undefined ? sql`` : sql`AND ((extract(epoch FROM m.created_at) * 1000000)::bigint, m.user_id)
-            < (${after.position}::bigint, ${after.userId}::uuid)`}
-          ORDER BY m.created_at DESC, m.user_id DESC LIMIT ${limit + 1}`.pipe(Effect.orDie)
+        const rows = yield* Effect.orDie(page({ environmentId, after, limit }))
         const items = rows.slice(0, limit)
         return {
           items: items.map(toMember),
@@ -70,21 +82,29 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
       }).pipe(Effect.withSpan("Members.list"))
 
     /** Locks every member row of the environment; answers the roles and the caller's own role. */
+    const lockedRoles = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: Schema.Struct({ user_id: Schema.String, role: Role }),
+      execute: (environmentId) => sql`SELECT user_id, role FROM members WHERE environment_id = ${environmentId} FOR UPDATE`
+    })
+
     const lockRoles = (environmentId: string, actor: Actor) =>
       Effect.gen(function*() {
-        const rows = yield* sql<{ user_id: string; role: Role }>`
-          SELECT user_id, role FROM members WHERE environment_id = ${environmentId} FOR UPDATE`
+        const rows = yield* Effect.orDie(lockedRoles(environmentId))
         const roles = new Map(rows.map((r) => [r.user_id, r.role]))
         const callerRole: Role | undefined = actor._tag !== "User" ? actor.role : roles.get(actor.userId)
         const owners = rows.filter((r) => r.role === "owner").length
         return { roles, callerIsOwner: callerRole === "owner", owners }
       })
 
-    const findOne = (environmentId: string, userId: string) =>
-      Effect.map(
-        sql<MemberRow>`${select} WHERE m.environment_id = ${environmentId} AND m.user_id = ${userId}`,
-        (rows) => toMember(rows[0]!)
-      )
+    const member = SqlSchema.single({
+      Request: Schema.Struct({ environmentId: Schema.String, userId: Schema.String }),
+      Result: MemberRow,
+      execute: ({ environmentId, userId }) => sql`${select} WHERE m.environment_id = ${environmentId} AND m.user_id = ${userId}`
+    })
+
+    // Within the change's transaction, which has just written the row.
+    const findOne = (environmentId: string, userId: string) => Effect.map(Effect.orDie(member({ environmentId, userId })), toMember)
 
     const add = (actor: Actor, environmentId: string, userId: string, role: Role): Effect.Effect<Member, OwnerRoleReserved | UserNotFound | AlreadyMember> =>
       Effect.gen(function*() {
