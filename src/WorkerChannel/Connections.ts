@@ -19,8 +19,15 @@ export interface Channel {
   credit: number
   /** Completed when credit is granted; replaced by a fresh one each time. */
   granted: Deferred.Deferred<void>
-  /** Completed to close the connection (revoked, or replaced by the worker's newer connection). */
-  readonly closed: Deferred.Deferred<void>
+  /** Set once the connection is closed (revoked, or replaced by the worker's newer connection). */
+  closed: boolean
+  /**
+   * Ends the connection; the route sets it once the connection runs (see
+   * `Http.ts`). A callback rather than something the connection waits on:
+   * waiting on two things at once takes a fiber each, held for the
+   * connection's life.
+   */
+  end: () => void
 }
 
 const fresh = () => Deferred.unsafeMake<void>(FiberId.none)
@@ -43,7 +50,8 @@ export class Connections extends Effect.Service<Connections>()("WorkerChannel/Co
     }
     const close = (channel: Channel) => {
       remove(channel)
-      Deferred.unsafeDone(channel.closed, Exit.void)
+      channel.closed = true
+      channel.end()
     }
 
     /** Registers a connection for the enclosing scope, closing the worker's older one. */
@@ -52,7 +60,7 @@ export class Connections extends Effect.Service<Connections>()("WorkerChannel/Co
         Effect.sync(() => {
           const older = byWorker.get(worker.workerId)
           if (older !== undefined) close(older)
-          const channel: Channel = { key: randomUUID(), worker, credit: 0, granted: fresh(), closed: fresh() }
+          const channel: Channel = { key: randomUUID(), worker, credit: 0, granted: fresh(), closed: false, end: () => {} }
           byKey.set(channel.key, channel)
           byWorker.set(worker.workerId, channel)
           return channel

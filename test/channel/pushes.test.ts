@@ -31,7 +31,8 @@ const channelOf = (workerId: string, environmentId: string, credit: number): Cha
   worker: { workerId, environmentId } as Channel["worker"],
   credit,
   granted: Deferred.unsafeMake(FiberId.none),
-  closed: Deferred.unsafeMake(FiberId.none)
+  closed: false,
+  end: () => {}
 })
 
 describe("channel pushes (TestClock)", () => {
