@@ -98,3 +98,9 @@ export const toRun = (row: RunRow): Run => ({
   // Absent from rows a statement built without the column (older callers' raw selects).
   cancelRequestedAt: dateOrNull(row.cancel_requested_at ?? null)
 })
+
+/** A polled run with the summary of its trigger the worker needs. */
+export interface PolledRow extends RunRow {
+  readonly trigger_name: string
+  readonly trigger_input: unknown
+}

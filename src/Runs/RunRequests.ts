@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Grouped from "../Concurrency/Grouped.js"
 import * as Metrics from "../Observability/Metrics.js"
 import { Supervisor } from "../Scheduler/Supervisor.js"
-import { type Created, type CreateRequest, RunsRepo } from "./RunsRepo.js"
+import type { Created, CreateRequest } from "./RunsRepo.js"
 
 /** The most runs one creating statement inserts. */
 export const maxRunsPerStatement = 100
@@ -23,26 +23,24 @@ interface Item {
  *
  * Each request still gets its own answer: its run (placed, handed to a
  * waiting poll or queued, as `RunsRepo.createMany` and
- * `Supervisor.creatingMany` decide), the earlier run for a repeated
+ * `Supervisor.createRuns` decide), the earlier run for a repeated
  * Idempotency-Key, or undefined when the trigger is gone.
  */
 export class RunRequests extends Effect.Service<RunRequests>()("Runs/RunRequests", {
   scoped: Effect.gen(function*() {
-    const repo = yield* RunsRepo
     const supervisor = yield* Supervisor
 
     const grouped = yield* Grouped.make<Item, Created | undefined, never>({
       max: maxRunsPerStatement,
       run: (_key, items) => {
         const { environmentId, triggerId } = items[0]!
-        return supervisor.creatingMany(environmentId, (placement) =>
-          repo.createMany(triggerId, items.map((item) => item.request), { environmentId, placement })).pipe(
-            Effect.map((created) => {
-              // Idempotent replays answer an earlier run: only new runs count as requested.
-              Metrics.record.runsRequested(environmentId, created.reduce((n, c) => c?.created === true ? n + 1 : n, 0))
-              return created.map((run) => Effect.succeed(run))
-            })
-          )
+        return supervisor.createRuns(triggerId, items.map((item) => item.request), { environmentId }).pipe(
+          Effect.map((created) => {
+            // Idempotent replays answer an earlier run: only new runs count as requested.
+            Metrics.record.runsRequested(environmentId, created.reduce((n, c) => c?.created === true ? n + 1 : n, 0))
+            return created.map((run) => Effect.succeed(run))
+          })
+        )
       }
     })
 

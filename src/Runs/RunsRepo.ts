@@ -3,9 +3,8 @@ import * as Effect from "effect/Effect"
 import { actorColumns, type AuditAction, type AuditActor } from "../Audit/AuditLog.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { nowIso } from "../Scheduler/Time.js"
-import { workerActive, workerLoad, workerTakesNewRuns } from "../Scheduler/WorkerLoad.js"
-import type { PolledRow } from "../Scheduler/Transitions.js"
-import { activeStatuses, type RunRow, type RunStatus } from "./Run.js"
+import { freePlaces, placeOrder, type PlacementRules } from "./Placement.js"
+import { activeStatuses, type PolledRow, type RunRow, type RunStatus } from "./Run.js"
 import { recordRunEvents } from "./RunTimeline.js"
 import { hotSpan } from "../Config/Tracing.js"
 
@@ -63,17 +62,12 @@ export interface Advance {
 }
 
 /**
- * The scheduler's rules, for a new run to be assigned in the statement that
- * creates it: to the trigger's pinned worker or else the least-loaded online
- * worker of the environment, with fewer than `maxAssignedPerWorker` unclaimed
- * runs; and only when nothing older is queued there, so no run jumps the queue.
+ * For a new run to be assigned in the statement that creates it, by the
+ * placement rule (`Runs/Placement`), and only when nothing older is queued
+ * in its environment, so no run jumps the queue.
  */
-export interface Placement {
+export interface Placement extends PlacementRules {
   readonly claimTimeoutSeconds: number
-  readonly workerOfflineAfterSeconds: number
-  readonly maxAssignedPerWorker: number
-  /** Workers seen within this many seconds are preferred (see `Tuning.activeWorkerSeconds`). */
-  readonly activeWorkerSeconds: number
   /** The channel that wakes long-polling workers on every instance. */
   readonly channel: string
   /**
@@ -167,23 +161,18 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
               SELECT t.* FROM t WHERE NOT EXISTS (
                 SELECT 1 FROM runs q WHERE q.environment_id = t.environment_id
                   AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')
-            ), slot AS (
-              -- A worker's k-th free place (k from 0) is worth load.active + k:
-              -- the n-th run goes to the n-th cheapest place.
-              SELECT w.id, w.id = ANY(${place.claimFor ?? []}::uuid[]) AS polling, load.active + k AS cost, k,
-                ${workerActive(sql, now, place.activeWorkerSeconds)} AS recent
-              FROM open t
-              JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)
-              ${workerLoad(sql)}
-              CROSS JOIN LATERAL generate_series(0, ${place.maxAssignedPerWorker}::int - load.waiting - 1) AS k
-              WHERE ${workerTakesNewRuns(sql, now, place.workerOfflineAfterSeconds)}
-            ), pick AS (
-              -- Workers in touch before quiet ones (registered, not polling);
-              -- then the fewest active runs (the contract's rule); among equals,
-              -- a worker whose poll waits here. That poll is handed one run.
-              SELECT id, polling AND k = 0 AS claim,
-                row_number() OVER (ORDER BY recent DESC, cost, polling DESC, id) AS n
-              FROM slot ORDER BY n LIMIT ${requests.length}
+            ), slot AS (${
+            freePlaces(
+              sql,
+              now,
+              place,
+              sql`open t JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)`
+            )
+          }), pick AS (
+              -- Among equals, a worker whose poll waits here. That poll is handed one run.
+              SELECT id, polling AND k = 0 AS claim, row_number() OVER (ORDER BY ${placeOrder(sql, sql`polling DESC`)}) AS n
+              FROM (SELECT slot.*, slot.id = ANY(${place.claimFor ?? []}::uuid[]) AS polling FROM slot) slot
+              ORDER BY n LIMIT ${requests.length}
             )`
         }, created AS (
             INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,

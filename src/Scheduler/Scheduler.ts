@@ -1,6 +1,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Layer from "effect/Layer"
 import type { Notifications } from "../Db/Notifications.js"
+import type { RunsRepo } from "../Runs/RunsRepo.js"
 import { Assignment } from "./Assignment.js"
 import { Presence } from "./Presence.js"
 import { Revocation } from "./Revocation.js"
@@ -21,11 +22,12 @@ export type Services = WorkerProtocol | Revocation | Supervisor | Assignment | T
  * supervision (a background fiber per run plus the sweep, started with the
  * layer and interrupted when its scope closes) and the terminal-run stream.
  * The database (`SqlClient`, `Notifications`) stays a requirement, so the
- * embedding program chooses it; the schema comes from `Db/Migrations`. So
+ * embedding program chooses it; the schema comes from `Db/Migrations`; so
+ * does the run store it creates runs through (`RunsRepo`, in `App.ServicesLive`). So
  * does the port to webhook delivery (`TerminalHandoff`): `Webhooks/Handoff`
  * where this instance runs a delivery loop, `TerminalHandoff.none` where not.
  */
-export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | Tuning.Tuning | TerminalHandoff> =
+export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | Tuning.Tuning | TerminalHandoff | RunsRepo> =
   Layer.merge(WorkerProtocol.Default, Revocation.Default).pipe(
     Layer.provideMerge(Layer.merge(Supervisor.Default, Presence.Default)),
     Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
@@ -35,4 +37,4 @@ export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notificat
 /** The scheduler with `Tuning.defaults` overridden by `options`. */
 export const layerWith = (
   options: Partial<Tuning.TuningShape> = {}
-): Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | TerminalHandoff> => layer.pipe(Layer.provide(Tuning.layer(options)))
+): Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | TerminalHandoff | RunsRepo> => layer.pipe(Layer.provide(Tuning.layer(options)))

@@ -6,13 +6,14 @@ import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Schedule from "effect/Schedule"
 import type { RunStatus } from "../Runs/Run.js"
-import type { Created, Placement } from "../Runs/RunsRepo.js"
+import { type Advance, type Created, type CreateRequest, type Placement, RunsRepo } from "../Runs/RunsRepo.js"
 import { Assignment, type Deadline } from "./Assignment.js"
 import { Tuning } from "../Config/Tuning.js"
 import { toMillis } from "./Time.js"
 import * as Detached from "../Concurrency/Detached.js"
 import * as Grouped from "../Concurrency/Grouped.js"
-import { type PolledRow, type Terminal, Transitions } from "./Transitions.js"
+import type { PolledRow } from "../Runs/Run.js"
+import { type Terminal, Transitions } from "./Transitions.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
 import { RunFeed } from "./RunFeed.js"
 
@@ -48,6 +49,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     const transitions = yield* Transitions
     const wakeups = yield* Wakeups
     const feed = yield* RunFeed
+    const repo = yield* RunsRepo
     const fibers = yield* FiberMap.make<string>()
     // Supervising fibers are forked from the runtime this service is built
     // in, not from whichever request asked (`FiberMap.run`): a request fiber
@@ -263,7 +265,7 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
             continue
           }
           effects.push(watch(run.run.id, run.assigned.deadlineAt.getTime()))
-          // A run claimed for a waiting poll was handed to it already (see `creatingMany`).
+          // A run claimed for a waiting poll was handed to it already (see `createRuns`).
           if (run.assigned.claimed === undefined) effects.push(wakeups.wake(run.assigned.workerId))
         }
         for (const environmentId of queuedIn) effects.push(assignAndWatch(environmentId))
@@ -281,20 +283,22 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
       )
 
     /**
-     * Runs a run-creating statement with the placement rules, then supervises
-     * what it created (`requested`). It offers the statement the `claim=true`
-     * polls waiting here in the runs' environment: a run placed on one of
-     * their workers is claimed in that statement and handed to the poll, which
-     * then needs no statement of its own. Should that poll have gone away
-     * meanwhile, the claim is undone (the run is assigned to the worker, for
-     * its next poll).
+     * Creates runs of one trigger (`RunsRepo.createMany`) with the placement
+     * rules, then supervises what it created (`requested`). It offers the
+     * statement the `claim=true` polls waiting here in the runs' environment:
+     * a run placed on one of their workers is claimed in that statement and
+     * handed to the poll, which then needs no statement of its own. Should
+     * that poll have gone away meanwhile, the claim is undone (the run is
+     * assigned to the worker, for its next poll).
      */
-    const creatingMany = <E, R>(
-      environmentId: string | undefined,
-      create: (placement: Placement) => Effect.Effect<ReadonlyArray<Created | undefined>, E, R>
-    ): Effect.Effect<ReadonlyArray<Created | undefined>, E, R> =>
+    const createRuns = (
+      triggerId: string,
+      requests: ReadonlyArray<CreateRequest>,
+      options: { readonly environmentId?: string | undefined; readonly advance?: Advance | undefined } = {}
+    ): Effect.Effect<ReadonlyArray<Created | undefined>> =>
       Effect.uninterruptibleMask((restore) => {
-        const reservation = wakeups.reserve(environmentId)
+        const reservation = wakeups.reserve(options.environmentId)
+        const create = (placement: Placement) => repo.createMany(triggerId, requests, { ...options, placement })
         const created = reservation.workerIds.length === 0
           ? restore(create(placement))
           : restore(create({ ...placement, claimFor: reservation.workerIds })).pipe(
@@ -348,6 +352,6 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     /** How many runs this instance supervises right now. */
     const size: Effect.Effect<number> = FiberMap.size(fibers)
 
-    return { watch, watchAll, release, assignAndWatch, placement, creatingMany, size } as const
+    return { watch, watchAll, release, assignAndWatch, createRuns, size } as const
   })
 }) {}

@@ -5,7 +5,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type { AuditAction } from "../Audit/AuditLog.js"
 import { uuidv7 } from "../Crypto/Ids.js"
-import type { FaultClass, RunRow, RunStatus } from "../Runs/Run.js"
+import type { FaultClass, PolledRow, RunRow, RunStatus } from "../Runs/Run.js"
 import { toRun } from "../Runs/Run.js"
 import { outboxChannel, type Slot, TerminalHandoff } from "./TerminalHandoff.js"
 import { RunEvents } from "./RunEvents.js"
@@ -16,12 +16,6 @@ import { RunNotFound, type RunRejection, RunStateConflict, type WorkerStep } fro
 import { nowIso } from "./Time.js"
 import { hotSpan } from "../Config/Tracing.js"
 import * as Metrics from "../Observability/Metrics.js"
-
-/** A polled run with the summary of its trigger the worker needs. */
-export interface PolledRow extends RunRow {
-  readonly trigger_name: string
-  readonly trigger_input: unknown
-}
 
 export interface Completion {
   readonly status: "succeeded" | "failed"

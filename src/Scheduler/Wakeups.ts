@@ -4,7 +4,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
-import type { PolledRow } from "./Transitions.js"
+import type { PolledRow } from "../Runs/Run.js"
 
 /** Postgres channel carrying the id of a worker that was just given runs. */
 export const assignedChannel = "pts_run_assigned"

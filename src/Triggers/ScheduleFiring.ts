@@ -10,7 +10,6 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
 import * as Metrics from "../Observability/Metrics.js"
-import { RunsRepo } from "../Runs/RunsRepo.js"
 import { Supervisor } from "../Scheduler/Supervisor.js"
 import { toMillis } from "../Scheduler/Time.js"
 import * as Ticks from "./Schedule.js"
@@ -61,7 +60,6 @@ const concurrency = 16
 export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/ScheduleFiring", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const repo = yield* RunsRepo
     const supervisor = yield* Supervisor
     const notifications = yield* Notifications
     const changed = yield* Queue.sliding<void>(1)
@@ -80,17 +78,15 @@ export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/S
 
     /** The tick's run, if this statement moved the schedule on from `from`; false when another did. */
     const fire = (row: DueRow, from: number, scheduledFor: number, to: number | undefined) =>
-      supervisor.creatingMany(row.environment_id, (placement) =>
-        repo.createMany(row.id, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "System" }, scheduledFor }], {
-          environmentId: row.environment_id,
-          placement,
-          advance: { from, to }
-        })).pipe(
-          Effect.map(([created]) => {
-            if (created?.created === true) Metrics.record.runsRequested(row.environment_id, 1)
-            return created !== undefined
-          })
-        )
+      supervisor.createRuns(row.id, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "System" }, scheduledFor }], {
+        environmentId: row.environment_id,
+        advance: { from, to }
+      }).pipe(
+        Effect.map(([created]) => {
+          if (created?.created === true) Metrics.record.runsRequested(row.environment_id, 1)
+          return created !== undefined
+        })
+      )
 
     /** Moves the schedule on without a run (missed ticks under `catchUp: "none"`); false when another instance did. */
     const skip = (row: DueRow, from: number, to: number | undefined) =>

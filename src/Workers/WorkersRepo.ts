@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Tuning } from "../Config/Tuning.js"
 import { nowIso } from "../Scheduler/Time.js"
-import { workerOnline } from "../Scheduler/WorkerLoad.js"
+import { workerOnline } from "../Runs/Placement.js"
 import { Worker } from "./Api.js"
 import { rowsAreValid } from "../Domain/Rows.js"
 

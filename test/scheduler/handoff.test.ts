@@ -6,9 +6,27 @@ import * as Stream from "effect/Stream"
 import { Notifications } from "../../src/Db/Notifications.js"
 import { RunsRepo } from "../../src/Runs/RunsRepo.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
-import type { PolledRow } from "../../src/Scheduler/Transitions.js"
+import type { PolledRow } from "../../src/Runs/Run.js"
 import { Wakeups } from "../../src/Scheduler/Wakeups.js"
 import { addTrigger, runState, scheduled, seed } from "./support.js"
+
+/** Runs before the store's next creating statement (once), so a test can act while the statement is under way. */
+let beforeStatement: Effect.Effect<void> = Effect.void
+
+/** The run store, with `beforeStatement` run just before each creating statement. */
+const storeWithHook = Layer.effect(
+  RunsRepo,
+  Effect.map(RunsRepo, (repo) =>
+    new RunsRepo({
+      ...repo,
+      createMany: (triggerId, requests, options) =>
+        Effect.suspend(() => {
+          const hook = beforeStatement
+          beforeStatement = Effect.void
+          return Effect.zipRight(hook, repo.createMany(triggerId, requests, options))
+        })
+    }))
+).pipe(Layer.provide(RunsRepo.Default))
 
 /** Wakeups alone: LISTEN never delivers anything here. */
 const wakeupsOnly = Wakeups.Default.pipe(
@@ -109,11 +127,13 @@ describe("run creation with a waiting claim poll (database)", () => {
         const triggerId = yield* addTrigger(s.environmentId, { heartbeatTimeoutSeconds: 7 })
         const wakeups = yield* Wakeups
         const supervisor = yield* Supervisor
-        const repo = yield* RunsRepo
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
         const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
-        const [created] = yield* supervisor.creatingMany(s.environmentId, (placement) =>
-          repo.createMany(triggerId, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }], { placement }))
+        const [created] = yield* supervisor.createRuns(
+          triggerId,
+          [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
+          { environmentId: s.environmentId }
+        )
         // The answer still reads as requested.
         expect(created!.run.status).toBe("queued")
         const handed = yield* Fiber.join(waiting)
@@ -131,18 +151,18 @@ describe("run creation with a waiting claim poll (database)", () => {
         const triggerId = yield* addTrigger(s.environmentId)
         const wakeups = yield* Wakeups
         const supervisor = yield* Supervisor
-        const repo = yield* RunsRepo
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
-        const [created] = yield* supervisor.creatingMany(s.environmentId, (placement) =>
-          // The poll leaves while the statement runs (its client disconnected).
-          Effect.zipRight(
-            wakeups.abandon(offer),
-            repo.createMany(triggerId, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }], { placement })
-          ))
+        // The poll leaves while the statement runs (its client disconnected).
+        beforeStatement = wakeups.abandon(offer)
+        const [created] = yield* supervisor.createRuns(
+          triggerId,
+          [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
+          { environmentId: s.environmentId }
+        )
         expect(created!.assigned?.claimed?.status).toBe("claimed")
         const state = yield* runState(created!.run.id)
         expect(state.status).toBe("assigned")
         expect(state.worker_id).toBe(s.workerId)
         expect(state.deadline_at!.getTime()).toBe(t0 + 30_000)
-      })))
+      }), storeWithHook))
 })

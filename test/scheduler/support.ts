@@ -17,12 +17,14 @@ import * as TestDatabase from "../support/TestDatabase.js"
  * every timestamp and deadline the scheduler writes comes from the Effect
  * `Clock`, so adjusting the `TestClock` drives the supervision fibers.
  */
-export const schedulerBesideDelivery = (options: Partial<TuningShape> = {}) =>
-  Layer.mergeAll(Scheduler.layerWith({ claimTimeoutSeconds: 3, ...options }), RunsRepo.Default)
+export const schedulerBesideDelivery = (
+  options: Partial<TuningShape> = {},
+  store: Layer.Layer<RunsRepo, never, SqlClient.SqlClient> = RunsRepo.Default
+) => Scheduler.layerWith({ claimTimeoutSeconds: 3, ...options }).pipe(Layer.provideMerge(store))
 
 /** `schedulerBesideDelivery` on an instance without a delivery loop: every webhook row is announced, none handed. */
-export const schedulerOnly = (options: Partial<TuningShape> = {}) =>
-  schedulerBesideDelivery(options).pipe(Layer.provide(TerminalHandoff.none))
+export const schedulerOnly = (options: Partial<TuningShape> = {}, store?: Layer.Layer<RunsRepo, never, SqlClient.SqlClient>) =>
+  schedulerBesideDelivery(options, store).pipe(Layer.provide(TerminalHandoff.none))
 
 export const databaseLayer = Layer.orDie(TestDatabase.layer)
 
@@ -34,12 +36,13 @@ export const databaseLayer = Layer.orDie(TestDatabase.layer)
  */
 export const scheduled = <A, E, R>(
   options: Partial<TuningShape>,
-  body: (t0: number) => Effect.Effect<A, E, R>
+  body: (t0: number) => Effect.Effect<A, E, R>,
+  store?: Layer.Layer<RunsRepo, never, SqlClient.SqlClient>
 ) =>
   Effect.gen(function*() {
     const t0 = Date.now()
     yield* TestClock.setTime(t0)
-    return yield* body(t0).pipe(Effect.provide(schedulerOnly(options)))
+    return yield* body(t0).pipe(Effect.provide(schedulerOnly(options, store)))
   }).pipe(Effect.provide(databaseLayer))
 
 
@@ -107,13 +110,11 @@ export const addTrigger = (environmentId: string, options: TriggerOptions = {}) 
 /** A queued run through the real creation path (snapshot, audit). */
 export const requestRun = (triggerId: string, userId: string) =>
   Effect.gen(function*() {
-    const repo = yield* RunsRepo
     const supervisor = yield* Supervisor
     // As a run request does: placed by its creating statement where the rules allow, else an assignment pass.
-    const [created] = yield* supervisor.creatingMany(undefined, (placement) =>
-      repo.createMany(triggerId, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId, sessionHash: "test" } }], {
-        placement
-      }))
+    const [created] = yield* supervisor.createRuns(triggerId, [
+      { input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId, sessionHash: "test" } }
+    ])
     return created!.run.id
   })
 

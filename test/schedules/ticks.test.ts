@@ -45,7 +45,8 @@ const noSweep = { sweepIntervalMillis: 24 * 3_600_000 }
  * the scheduler's other loops (worker presence every 2 s would wake tens of
  * thousands of times over a virtual day).
  */
-const supervision = Layer.merge(Supervisor.Default, RunsRepo.Default).pipe(
+const supervision = Supervisor.Default.pipe(
+  Layer.provideMerge(RunsRepo.Default),
   Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
   Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default)),
   Layer.provide(Tuning.layer(noSweep)),

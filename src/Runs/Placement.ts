@@ -1,0 +1,78 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+
+/**
+ * Where a new run goes, as SQL over a `workers` row aliased `w`: defined once
+ * here, and used by both statements that assign runs (run creation placing a
+ * new run in its own statement, `RunsRepo.createMany`; the assignment pass
+ * over queued runs, `Scheduler/Assignment`), so a run is placed by the same
+ * rule whichever path takes it.
+ *
+ * The rule: the trigger's pinned worker, else the least-loaded worker of the
+ * environment that takes new runs, workers in touch before quiet ones, none
+ * with `maxAssignedPerWorker` unclaimed runs. Spread over several runs as one
+ * at a time would be: a worker's k-th free place (k from 0) costs
+ * `load.active + k`, and the n-th run takes the n-th place in `placeOrder`.
+ */
+
+/** The scheduler's settings the rule reads (see `Config/Tuning`). */
+export interface PlacementRules {
+  readonly workerOfflineAfterSeconds: number
+  readonly maxAssignedPerWorker: number
+  /** Workers seen within this many seconds are preferred (see `Tuning.activeWorkerSeconds`). */
+  readonly activeWorkerSeconds: number
+}
+
+/** `load.active`: runs the worker holds (assigned, claimed, running); `load.waiting`: those not yet claimed. */
+export const workerLoad = (sql: SqlClient.SqlClient) =>
+  sql`CROSS JOIN LATERAL (
+    SELECT count(*)::int AS active, (count(*) FILTER (WHERE a.status = 'assigned'))::int AS waiting
+    FROM runs a WHERE a.worker_id = w.id AND a.ended_at IS NULL AND a.status IN ('assigned', 'claimed', 'running')
+  ) load`
+
+/**
+ * Seen within the last `activeSeconds` at `now`: polling (a waiting poll
+ * refreshes it, see `Presence`) or otherwise in touch, so preferred for new runs.
+ */
+export const workerActive = (sql: SqlClient.SqlClient, now: string, activeSeconds: number) =>
+  sql`w.last_seen_at > ${now}::timestamptz - ${activeSeconds}::int * interval '1 second'`
+
+/** Seen within the offline threshold at `now` (the worker list and the dashboard read it too). */
+export const workerOnline = (sql: SqlClient.SqlClient, now: string, offlineAfterSeconds: number) =>
+  sql`w.last_seen_at > ${now}::timestamptz - ${offlineAfterSeconds}::int * interval '1 second'`
+
+/**
+ * May be given new runs: online, not draining (a draining worker finishes
+ * what it holds and gets nothing more) and not revoked. A run handed to a
+ * waiting poll is placed by run creation, so no path hands a new run to a
+ * draining worker.
+ */
+export const workerTakesNewRuns = (sql: SqlClient.SqlClient, now: string, offlineAfterSeconds: number) =>
+  sql`${workerOnline(sql, now, offlineAfterSeconds)} AND NOT w.draining AND w.revoked_at IS NULL`
+
+/**
+ * Every free place of the workers `w` that take new runs, joined after
+ * `from` (which binds `w`): `w.*`, `k` (the place's index on its worker),
+ * `cost` and `recent`. `from` may bind more (the trigger, say) for `where`.
+ */
+export const freePlaces = (
+  sql: SqlClient.SqlClient,
+  now: string,
+  rules: PlacementRules,
+  from: Statement.Fragment,
+  where: Statement.Fragment = sql`true`
+) =>
+  sql`SELECT w.id, w.environment_id, load.active + k AS cost, k,
+      ${workerActive(sql, now, rules.activeWorkerSeconds)} AS recent
+    FROM ${from}
+    ${workerLoad(sql)}
+    CROSS JOIN LATERAL generate_series(0, ${rules.maxAssignedPerWorker}::int - load.waiting - 1) AS k
+    WHERE ${workerTakesNewRuns(sql, now, rules.workerOfflineAfterSeconds)} AND ${where}`
+
+/**
+ * The order places are taken in, over `freePlaces`' columns: workers in
+ * touch before quiet ones (registered, not polling), then the fewest active
+ * runs (the contract's rule); `tieBreak` orders equals before the worker id.
+ */
+export const placeOrder = (sql: SqlClient.SqlClient, tieBreak?: Statement.Fragment) =>
+  tieBreak === undefined ? sql`recent DESC, cost, id` : sql`recent DESC, cost, ${tieBreak}, id`
