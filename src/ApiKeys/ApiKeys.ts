@@ -1,8 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
 import type { Actor } from "../Auth/Security.js"
@@ -12,31 +14,23 @@ import { uuidv7 } from "../Crypto/Ids.js"
 import { generate, sha256, tokenStart } from "../Crypto/Tokens.js"
 import type { ValidationError } from "../Domain/Errors.js"
 import { ApiKeyNotFound } from "./ApiKeyErrors.js"
-import type { Role } from "../Domain/Schemas.js"
+import { Role } from "../Domain/Schemas.js"
 import { decodeCursor, page } from "../Domain/Pagination.js"
-import type { ApiKey, KeyRole } from "./Api.js"
+import { type ApiKey, KeyRole } from "./Api.js"
 
-interface ApiKeyRow {
-  readonly id: string
-  readonly name: string
-  readonly prefix: "pwk" | "wrk"
-  readonly role: KeyRole | null
-  readonly token_start: string
-  readonly created_at: Date
-  readonly last_used_at: Date | null
-  readonly consumed_at: Date | null
-}
+const Prefix = Schema.Literal("pwk", "wrk")
 
-const toApiKey = (row: ApiKeyRow): ApiKey => ({
-  id: row.id,
-  name: row.name,
-  prefix: row.prefix,
-  role: row.role,
-  tokenStart: row.token_start,
-  createdAt: row.created_at,
-  lastUsedAt: row.last_used_at,
-  consumedAt: row.consumed_at
-})
+/** An `api_keys` row as listed (never its hash), decoded into the API's `ApiKey`. */
+const ApiKeyRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  prefix: Prefix,
+  role: Schema.NullOr(KeyRole),
+  token_start: Schema.String,
+  created_at: Schema.DateFromSelf,
+  last_used_at: Schema.NullOr(Schema.DateFromSelf),
+  consumed_at: Schema.NullOr(Schema.DateFromSelf)
+}).pipe(Schema.rename({ token_start: "tokenStart", created_at: "createdAt", last_used_at: "lastUsedAt", consumed_at: "consumedAt" }))
 
 export interface NewKey {
   readonly name: string
@@ -86,6 +80,15 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
     const announce = (payload: string) =>
       Effect.zipRight(forgetNotified(payload), Effect.ignore(notifications.notify(forgetChannel, payload)))
 
+    const keyByHash = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String, environment_id: Schema.String, role: Role, stale: Schema.Boolean }),
+      execute: (hash) =>
+        sql`SELECT id, environment_id, role,
+                   (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds') AS stale
+            FROM api_keys WHERE token_hash = ${hash} AND prefix = 'pwk'`
+    })
+
     /** The key a `pwk_` token is, if it is one (the token is looked up by its SHA-256). */
     const authenticate = (token: string): Effect.Effect<Option.Option<KeyIdentity>> =>
       Effect.gen(function*() {
@@ -93,21 +96,27 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
         const now = yield* Clock.currentTimeMillis
         const known = trusted.trusted(hash, now)
         if (known !== undefined) return Option.some(known)
-        const rows = yield* sql<{ id: string; environment_id: string; role: Role; stale: boolean }>`
-          SELECT id, environment_id, role,
-                 (last_used_at IS NULL OR last_used_at < now() - interval '60 seconds') AS stale
-          FROM api_keys WHERE token_hash = ${hash} AND prefix = 'pwk'`.pipe(Effect.orDie)
-        const key = rows[0]
-        if (!key) {
+        const found = yield* Effect.orDie(keyByHash(hash))
+        if (Option.isNone(found)) {
           trusted.forget(hash)
           return Option.none()
         }
+        const key = found.value
         // lastUsedAt has minute precision, so a busy key costs one write a minute, not one per request.
         if (key.stale) yield* sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${key.id}`.pipe(Effect.orDie)
         const identity: KeyIdentity = { keyId: key.id, environmentId: key.environment_id, role: key.role }
         trusted.remember(hash, identity, now)
         return Option.some(identity)
       })
+
+    const keysPage = SqlSchema.findAll({
+      Request: Schema.Struct({ environmentId: Schema.String, after: Schema.UndefinedOr(Schema.String), limit: Schema.Number }),
+      Result: ApiKeyRow,
+      execute: ({ after, environmentId, limit }) =>
+        sql`SELECT id, name, prefix, role, token_start, created_at, last_used_at, consumed_at FROM api_keys
+            WHERE environment_id = ${environmentId} ${after === undefined ? sql`` : sql`AND id < ${after}`}
+            ORDER BY id DESC LIMIT ${limit + 1}`
+    })
 
     const list = (
       environmentId: string,
@@ -116,13 +125,27 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
     ): Effect.Effect<{ items: ReadonlyArray<ApiKey>; nextCursor: string | null }, ValidationError> =>
       Effect.gen(function*() {
         const after = yield* decodeCursor(cursor)
-        const rows = yield* sql<ApiKeyRow>`
-          SELECT id, name, prefix, role, token_start, created_at, last_used_at, consumed_at FROM api_keys
-          WHERE environment_id = ${environmentId} ${after === undefined ? sql`` : sql`AND id < ${after}`}
-          ORDER BY id DESC LIMIT ${limit + 1}`.pipe(Effect.orDie)
-        const p = page(rows, limit)
-        return { items: p.items.map(toApiKey), nextCursor: p.nextCursor }
+        const rows = yield* Effect.orDie(keysPage({ environmentId, after, limit }))
+        return page(rows, limit)
       }).pipe(Effect.withSpan("ApiKeys.list"))
+
+    const inserted = SqlSchema.single({
+      Request: Schema.Struct({
+        environmentId: Schema.String,
+        name: Schema.String,
+        prefix: Prefix,
+        role: Schema.NullOr(KeyRole),
+        tokenHash: Schema.String,
+        tokenStart: Schema.String,
+        createdBy: Schema.NullOr(Schema.String)
+      }),
+      Result: Schema.Struct({ id: Schema.String, created_at: Schema.DateFromSelf }),
+      execute: (key) =>
+        sql`INSERT INTO api_keys (id, environment_id, name, prefix, role, token_hash, token_start, created_by)
+            VALUES (${uuidv7()}, ${key.environmentId}, ${key.name}, ${key.prefix}, ${key.role}, ${key.tokenHash},
+                    ${key.tokenStart}, ${key.createdBy})
+            RETURNING id, created_at`
+    })
 
     const create = (
       actor: Actor,
@@ -132,12 +155,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
       Effect.gen(function*() {
         const token = generate(key.prefix)
         const createdBy = actor._tag === "User" ? actor.userId : null
-        const rows = yield* sql<{ id: string; created_at: Date }>`
-          INSERT INTO api_keys (id, environment_id, name, prefix, role, token_hash, token_start, created_by)
-          VALUES (${uuidv7()}, ${environmentId}, ${key.name}, ${key.prefix}, ${key.role}, ${sha256(token)},
-                  ${tokenStart(token)}, ${createdBy})
-          RETURNING id, created_at`
-        const row = rows[0]!
+        const row = yield* inserted({ environmentId, ...key, tokenHash: sha256(token), tokenStart: tokenStart(token), createdBy })
         // Only names and roles go to the audit log: never the token or its hash.
         yield* audit.record({
           environmentId,
@@ -150,13 +168,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys/Repo", {
         return { id: row.id, name: key.name, prefix: key.prefix, role: key.role, token, createdAt: row.created_at }
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("ApiKeys.create"))
 
+    const deletedKey = SqlSchema.findOne({
+      Request: Schema.Struct({ keyId: Schema.String, environmentId: Schema.String }),
+      Result: Schema.Struct({ name: Schema.String, prefix: Prefix }),
+      execute: ({ environmentId, keyId }) =>
+        sql`DELETE FROM api_keys WHERE id = ${keyId} AND environment_id = ${environmentId} RETURNING name, prefix`
+    })
+
     /** Deletes the key; this instance stops trusting it at once, so it answers 401 from now on. */
     const remove = (actor: Actor, environmentId: string, keyId: string): Effect.Effect<void, ApiKeyNotFound> =>
       Effect.gen(function*() {
-        const rows = yield* sql<{ name: string; prefix: string }>`
-          DELETE FROM api_keys WHERE id = ${keyId} AND environment_id = ${environmentId} RETURNING name, prefix`
-        const row = rows[0]
-        if (!row) return yield* Effect.fail(new ApiKeyNotFound({ keyId }))
+        const deleted = yield* Effect.orDie(deletedKey({ keyId, environmentId }))
+        if (Option.isNone(deleted)) return yield* Effect.fail(new ApiKeyNotFound({ keyId }))
+        const row = deleted.value
         yield* audit.record({
           environmentId,
           actor,
