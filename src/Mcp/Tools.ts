@@ -103,16 +103,16 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
         const t = row.value
         return {
           id: t.id,
-          environmentId: t.environment_id,
+          environmentId: t.environmentId,
           name: t.name,
           description: t.description,
-          defaultInput: t.input ?? null,
+          defaultInput: t.input,
           // No input schema is declared for triggers: any JSON input is passed to the worker as is.
           inputSchema: null,
           limits: {
-            timeoutSeconds: t.timeout_seconds,
-            heartbeatTimeoutSeconds: t.heartbeat_timeout_seconds,
-            maxRetries: t.max_retries,
+            timeoutSeconds: t.timeoutSeconds,
+            heartbeatTimeoutSeconds: t.heartbeatTimeoutSeconds,
+            maxRetries: t.maxRetries,
             waitForRunMaxSeconds: maxWaitSeconds
           }
         }

@@ -1,7 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { CurrentActor } from "../Auth/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
@@ -13,39 +15,16 @@ import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import type { Role } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { UrlGuard } from "../Webhooks/UrlGuard.js"
-import { type CreateTrigger, type PatchTrigger, Trigger } from "./Api.js"
+import type { CreateTrigger, PatchTrigger, Trigger } from "./Api.js"
 import * as Schedule from "./Schedule.js"
 import { schedulesChannel } from "./ScheduleSignal.js"
 import { TriggerHasActiveRuns, TriggerNotFound } from "./TriggerErrors.js"
-import { type TriggerChanges, type TriggerRow, TriggersRepo } from "./TriggersRepo.js"
-import { rowsAreValid } from "../Domain/Rows.js"
-
-export const toTrigger = (row: TriggerRow): Trigger =>
-  new Trigger({
-    id: row.id,
-    environmentId: row.environment_id,
-    name: row.name,
-    description: row.description,
-    workerId: row.worker_id,
-    input: row.input ?? null,
-    timeoutSeconds: row.timeout_seconds,
-    heartbeatTimeoutSeconds: row.heartbeat_timeout_seconds,
-    maxRetries: row.max_retries,
-    webhookUrl: row.webhook_url,
-    hasWebhookSecret: row.webhook_secret_enc !== null,
-    schedule: row.schedule_cron === null ? null : {
-      cron: row.schedule_cron,
-      timezone: row.schedule_timezone ?? Schedule.defaultTimeZone,
-      catchUp: row.schedule_catch_up ?? Schedule.defaultCatchUp
-    },
-    nextRunAt: row.next_run_at === null ? null : new Date(row.next_run_at),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at
-  }, rowsAreValid)
+import type { TriggerChanges } from "./TriggerRow.js"
+import { TriggersRepo } from "./TriggersRepo.js"
 
 export const defaults = { timeoutSeconds: 3600, heartbeatTimeoutSeconds: 30, maxRetries: 0 } as const
 
-const scheduleOf = (row: TriggerRow): ScheduleColumns => ({
+const scheduleOf = (row: TriggerChanges): ScheduleColumns => ({
   schedule_cron: row.schedule_cron,
   schedule_timezone: row.schedule_timezone,
   schedule_catch_up: row.schedule_catch_up,
@@ -112,13 +91,19 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
 
     const requireEnvironment = (environmentId: string, min: Role) => policy.requireRole(environmentId, min)
 
+    const workerInEnvironment = SqlSchema.findOne({
+      Request: Schema.Struct({ environmentId: Schema.String, workerId: Schema.String }),
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: ({ environmentId, workerId }) =>
+        sql`SELECT id FROM workers WHERE id = ${workerId} AND environment_id = ${environmentId}`
+    })
+
     /** A pinned worker must belong to the trigger's own environment. */
     const checkWorker = (environmentId: string, workerId: string | null): Effect.Effect<void, ValidationError> =>
-      workerId === null ? Effect.void : sql<{ id: string }>`
-        SELECT id FROM workers WHERE id = ${workerId} AND environment_id = ${environmentId}`.pipe(
+      workerId === null ? Effect.void : workerInEnvironment({ environmentId, workerId }).pipe(
         Effect.orDie,
-        Effect.flatMap((rows) =>
-          rows.length > 0
+        Effect.flatMap((worker) =>
+          Option.isSome(worker)
             ? Effect.void
             : Effect.fail(ValidationError.field("workerId", "must be a worker of the trigger's environment"))
         )
@@ -139,8 +124,8 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       const actor = yield* CurrentActor
       const id = uuidv7()
       const schedule = scheduleColumns(input.schedule ?? null, yield* Clock.currentTimeMillis)
-      const row = yield* sql.withTransaction(Effect.gen(function*() {
-        const row = yield* repo.insert(id, environmentId, {
+      return yield* sql.withTransaction(Effect.gen(function*() {
+        const trigger = yield* repo.insert(id, environmentId, {
           name: input.name,
           description: input.description ?? null,
           worker_id: workerId,
@@ -159,20 +144,19 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
           targetType: "trigger",
           targetId: id,
           metadata: {
-            name: row.name,
-            hasWebhook: row.webhook_url !== null,
-            hasWebhookSecret: row.webhook_secret_enc !== null,
-            hasSchedule: row.schedule_cron !== null
+            name: trigger.name,
+            hasWebhook: trigger.webhookUrl !== null,
+            hasWebhookSecret: trigger.hasWebhookSecret,
+            hasSchedule: trigger.schedule !== null
           }
         })
-        if (row.schedule_cron !== null) yield* scheduleChanged(id)
-        return row
+        if (trigger.schedule !== null) yield* scheduleChanged(id)
+        return trigger
       })).pipe(Effect.orDie)
-      return toTrigger(row)
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
     const get = (id: string): Effect.Effect<Trigger, TriggerNotFound | NotVisible | InsufficientRole, CurrentActor> =>
-      Effect.map(repo.findVisible(id, "viewer"), toTrigger)
+      repo.findVisible(id, "viewer")
 
     const list = Effect.fn("Triggers.list")(function*(
       environmentId: string,
@@ -182,24 +166,23 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       const after = yield* decodeCursor(params.cursor)
       const limit = params.limit ?? defaultLimit
       const rows = yield* repo.list(environmentId, { after, workerId: params.workerId, limit })
-      const result = page(rows, limit)
-      return { items: result.items.map(toTrigger), nextCursor: result.nextCursor }
+      return page(rows, limit)
     })
 
     const update = Effect.fn("Triggers.update")(function*(id: string, patch: Patch) {
       const current = yield* repo.findVisible(id, "admin")
-      if (patch.workerId !== undefined) yield* checkWorker(current.environment_id, patch.workerId)
+      if (patch.workerId !== undefined) yield* checkWorker(current.environmentId, patch.workerId)
       yield* checkUrl(patch.webhookUrl)
       const actor = yield* CurrentActor
       const newSecret = sealed(patch.webhookSecret)
       const newSchedule = patch.schedule === undefined
         ? undefined
         : scheduleColumns(patch.schedule, yield* Clock.currentTimeMillis)
-      const row = yield* sql.withTransaction(Effect.gen(function*() {
+      return yield* sql.withTransaction(Effect.gen(function*() {
         // Re-read under a row lock so two PATCHes of different fields both survive.
         const locked = yield* repo.lockActive(id)
         if (Option.isNone(locked)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
-        const before = locked.value
+        const before = locked.value.stored
         const kept = scheduleOf(before)
         // The same schedule sent again keeps its next tick (re-sending it must not shift or skip one).
         const scheduleSame = newSchedule === undefined || (newSchedule.schedule_cron === kept.schedule_cron &&
@@ -225,11 +208,11 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
             ? next.webhook_secret_enc !== before.webhook_secret_enc
             : JSON.stringify(next[k] ?? null) !== JSON.stringify(before[k] ?? null)
         )
-        if (changed.length === 0) return before
+        if (changed.length === 0) return locked.value.trigger
         const updated = yield* repo.update(id, next)
         if (Option.isNone(updated)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
         yield* audit.record({
-          environmentId: before.environment_id,
+          environmentId: current.environmentId,
           actor,
           action: "trigger.updated",
           targetType: "trigger",
@@ -239,7 +222,6 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
         if (!scheduleSame) yield* scheduleChanged(id)
         return updated.value
       })).pipe(Effect.catchTag("SqlError", Effect.die))
-      return toTrigger(row)
     }, (effect, id) => Effect.annotateLogs(effect, { triggerId: id }))
 
     const remove = Effect.fn("Triggers.remove")(function*(id: string) {
@@ -255,7 +237,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
           return yield* Effect.fail(new TriggerHasActiveRuns({ triggerId: id }))
         }
         yield* audit.record({
-          environmentId: current.environment_id,
+          environmentId: current.environmentId,
           actor,
           action: "trigger.deleted",
           targetType: "trigger",
@@ -273,7 +255,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       yield* sql.withTransaction(Effect.gen(function*() {
         if (!(yield* repo.setMcpTokenHash(id, sha256(token)))) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
         yield* audit.record({
-          environmentId: current.environment_id,
+          environmentId: current.environmentId,
           actor,
           action: "trigger.mcp_token_rotated",
           targetType: "trigger",

@@ -1,52 +1,17 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { CurrentActor } from "../Auth/Security.js"
 import type { InsufficientRole, NotVisible } from "../Tenancy/TenancyErrors.js"
 import { TriggerNotFound } from "./TriggerErrors.js"
 import type { Role } from "../Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
-
-/** A row of `triggers`, as every query here selects it. */
-export interface TriggerRow {
-  readonly id: string
-  readonly environment_id: string
-  readonly name: string
-  readonly description: string | null
-  readonly worker_id: string | null
-  readonly input: unknown
-  readonly timeout_seconds: number
-  readonly heartbeat_timeout_seconds: number
-  readonly max_retries: number
-  readonly webhook_url: string | null
-  /** AES-256-GCM ciphertext (SecretBox); never leaves the server. */
-  readonly webhook_secret_enc: string | null
-  readonly schedule_cron: string | null
-  readonly schedule_timezone: string | null
-  readonly schedule_catch_up: "latest" | "none" | null
-  /** The next tick of the schedule; null without one. */
-  readonly next_run_at: Date | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
+import type { Trigger } from "./Api.js"
+import { LockedTriggerRow, TriggerChanges, TriggerRow } from "./TriggerRow.js"
 
 export const activeRunStatuses = ["queued", "assigned", "claimed", "running"] as const
-
-export interface TriggerChanges {
-  readonly name: string
-  readonly description: string | null
-  readonly worker_id: string | null
-  readonly input: unknown
-  readonly timeout_seconds: number
-  readonly heartbeat_timeout_seconds: number
-  readonly max_retries: number
-  readonly webhook_url: string | null
-  readonly webhook_secret_enc: string | null
-  readonly schedule_cron: string | null
-  readonly schedule_timezone: string | null
-  readonly schedule_catch_up: "latest" | "none" | null
-  readonly next_run_at: Date | null
-}
 
 /**
  * Data access for triggers. A soft-deleted trigger is invisible to every
@@ -58,101 +23,143 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
     const sql = yield* SqlClient.SqlClient
     const policy = yield* Policy
 
+    const columns = sql`id, environment_id, name, description, worker_id, input, timeout_seconds,
+      heartbeat_timeout_seconds, max_retries, webhook_url, (webhook_secret_enc IS NOT NULL) AS has_webhook_secret,
+      schedule_cron, schedule_timezone, schedule_catch_up, next_run_at, created_at, updated_at`
+
+    const active = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: TriggerRow,
+      execute: (id) => sql`SELECT ${columns} FROM triggers WHERE id = ${id} AND deleted_at IS NULL`
+    })
+
     /** The trigger when it exists and is not deleted; no access check. */
-    const findActive = (id: string): Effect.Effect<Option.Option<TriggerRow>> =>
-      sql<TriggerRow>`SELECT * FROM triggers WHERE id = ${id} AND deleted_at IS NULL`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie,
-        Effect.withSpan("TriggersRepo.findActive")
-      )
+    const findActive = (id: string): Effect.Effect<Option.Option<Trigger>> =>
+      active(id).pipe(Effect.orDie, Effect.withSpan("TriggersRepo.findActive"))
 
     /**
      * The trigger when it exists, is not deleted and the caller has at least
      * `min` in its environment: `TriggerNotFound` when missing or deleted;
      * the access policy's `NotVisible` or `InsufficientRole` otherwise.
      */
-    const findVisible = (id: string, min: Role): Effect.Effect<TriggerRow, TriggerNotFound | NotVisible | InsufficientRole, CurrentActor> =>
+    const findVisible = (id: string, min: Role): Effect.Effect<Trigger, TriggerNotFound | NotVisible | InsufficientRole, CurrentActor> =>
       Effect.gen(function*() {
-        const row = yield* findActive(id)
-        if (Option.isNone(row)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
-        yield* policy.requireRole(row.value.environment_id, min, "trigger")
-        return row.value
+        const trigger = yield* findActive(id)
+        if (Option.isNone(trigger)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
+        yield* policy.requireRole(trigger.value.environmentId, min, "trigger")
+        return trigger.value
       })
 
-    const insert = (id: string, environmentId: string, t: TriggerChanges): Effect.Effect<TriggerRow> =>
-      sql<TriggerRow>`
-        INSERT INTO triggers (id, environment_id, name, description, worker_id, input, timeout_seconds,
-                              heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc,
-                              schedule_cron, schedule_timezone, schedule_catch_up, next_run_at)
-        VALUES (${id}, ${environmentId}, ${t.name}, ${t.description}, ${t.worker_id}, ${jsonb(t.input)}::jsonb,
-                ${t.timeout_seconds}, ${t.heartbeat_timeout_seconds}, ${t.max_retries}, ${t.webhook_url},
-                ${t.webhook_secret_enc}, ${t.schedule_cron}, ${t.schedule_timezone}, ${t.schedule_catch_up},
-                ${iso(t.next_run_at)}::timestamptz)
-        RETURNING *`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+    const inserted = SqlSchema.single({
+      Request: Schema.Struct({ id: Schema.String, environmentId: Schema.String, changes: TriggerChanges }),
+      Result: TriggerRow,
+      execute: ({ changes: t, environmentId, id }) =>
+        sql`INSERT INTO triggers (id, environment_id, name, description, worker_id, input, timeout_seconds,
+                                  heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc,
+                                  schedule_cron, schedule_timezone, schedule_catch_up, next_run_at)
+            VALUES (${id}, ${environmentId}, ${t.name}, ${t.description}, ${t.worker_id}, ${jsonb(t.input)}::jsonb,
+                    ${t.timeout_seconds}, ${t.heartbeat_timeout_seconds}, ${t.max_retries}, ${t.webhook_url},
+                    ${t.webhook_secret_enc}, ${t.schedule_cron}, ${t.schedule_timezone}, ${t.schedule_catch_up},
+                    ${iso(t.next_run_at)}::timestamptz)
+            RETURNING ${columns}`
+    })
+
+    const insert = (id: string, environmentId: string, changes: TriggerChanges): Effect.Effect<Trigger> =>
+      Effect.orDie(inserted({ id, environmentId, changes }))
+
+    const locked = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: LockedTriggerRow,
+      execute: (id) => sql`SELECT ${columns}, webhook_secret_enc FROM triggers WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE`
+    })
 
     /** Locks the row for a read-modify-write inside the caller's transaction. */
-    const lockActive = (id: string): Effect.Effect<Option.Option<TriggerRow>> =>
-      sql<TriggerRow>`SELECT * FROM triggers WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
-      )
+    const lockActive = (id: string): Effect.Effect<Option.Option<typeof LockedTriggerRow.Type>> => Effect.orDie(locked(id))
 
-    const update = (id: string, t: TriggerChanges): Effect.Effect<Option.Option<TriggerRow>> =>
-      sql<TriggerRow>`
-        UPDATE triggers SET name = ${t.name}, description = ${t.description}, worker_id = ${t.worker_id},
-          input = ${jsonb(t.input)}::jsonb, timeout_seconds = ${t.timeout_seconds},
-          heartbeat_timeout_seconds = ${t.heartbeat_timeout_seconds}, max_retries = ${t.max_retries},
-          webhook_url = ${t.webhook_url}, webhook_secret_enc = ${t.webhook_secret_enc},
-          schedule_cron = ${t.schedule_cron}, schedule_timezone = ${t.schedule_timezone},
-          schedule_catch_up = ${t.schedule_catch_up}, next_run_at = ${iso(t.next_run_at)}::timestamptz, updated_at = now()
-        WHERE id = ${id} AND deleted_at IS NULL
-        RETURNING *`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])), Effect.orDie)
+    const updated = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, changes: TriggerChanges }),
+      Result: TriggerRow,
+      execute: ({ changes: t, id }) =>
+        sql`UPDATE triggers SET name = ${t.name}, description = ${t.description}, worker_id = ${t.worker_id},
+              input = ${jsonb(t.input)}::jsonb, timeout_seconds = ${t.timeout_seconds},
+              heartbeat_timeout_seconds = ${t.heartbeat_timeout_seconds}, max_retries = ${t.max_retries},
+              webhook_url = ${t.webhook_url}, webhook_secret_enc = ${t.webhook_secret_enc},
+              schedule_cron = ${t.schedule_cron}, schedule_timezone = ${t.schedule_timezone},
+              schedule_catch_up = ${t.schedule_catch_up}, next_run_at = ${iso(t.next_run_at)}::timestamptz,
+              updated_at = now()
+            WHERE id = ${id} AND deleted_at IS NULL
+            RETURNING ${columns}`
+    })
+
+    const update = (id: string, changes: TriggerChanges): Effect.Effect<Option.Option<Trigger>> =>
+      Effect.orDie(updated({ id, changes }))
 
     /**
      * Soft delete in one conditional statement, so a run requested at the same
      * moment either lands before (and blocks the delete) or finds the trigger
      * gone. False when the trigger is missing, deleted or still has active runs.
      */
-    const softDelete = (id: string): Effect.Effect<boolean> =>
-      sql<{ id: string }>`
-        UPDATE triggers SET deleted_at = now(), updated_at = now()
-        WHERE id = ${id} AND deleted_at IS NULL
-          AND NOT EXISTS (
-            SELECT 1 FROM runs WHERE trigger_id = ${id} AND status IN ${sql.in(activeRunStatuses)})
-        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+    const deleted = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (id) =>
+        sql`UPDATE triggers SET deleted_at = now(), updated_at = now()
+            WHERE id = ${id} AND deleted_at IS NULL
+              AND NOT EXISTS (
+                SELECT 1 FROM runs WHERE trigger_id = ${id} AND status IN ${sql.in(activeRunStatuses)})
+            RETURNING id`
+    })
+
+    const softDelete = (id: string): Effect.Effect<boolean> => deleted(id).pipe(Effect.map(Option.isSome), Effect.orDie)
+
+    const tokenReplaced = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, hash: Schema.String }),
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: ({ hash, id }) => sql`UPDATE triggers SET mcp_token_hash = ${hash} WHERE id = ${id} AND deleted_at IS NULL RETURNING id`
+    })
 
     /** Replaces the MCP token hash; false when the trigger is missing or deleted. */
     const setMcpTokenHash = (id: string, hash: string): Effect.Effect<boolean> =>
-      sql<{ id: string }>`
-        UPDATE triggers SET mcp_token_hash = ${hash} WHERE id = ${id} AND deleted_at IS NULL RETURNING id`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        Effect.orDie
-      )
+      tokenReplaced({ id, hash }).pipe(Effect.map(Option.isSome), Effect.orDie)
+
+    const listed = SqlSchema.findAll({
+      Request: Schema.Struct({
+        environmentId: Schema.String,
+        after: Schema.UndefinedOr(Schema.String),
+        workerId: Schema.UndefinedOr(Schema.String),
+        limit: Schema.Number
+      }),
+      Result: TriggerRow,
+      execute: ({ after, environmentId, limit, workerId }) =>
+        sql`SELECT ${columns} FROM triggers
+            WHERE ${
+          sql.and([
+            sql`environment_id = ${environmentId}`,
+            sql`deleted_at IS NULL`,
+            ...(after === undefined ? [] : [sql`id < ${after}`]),
+            ...(workerId === undefined ? [] : [sql`worker_id = ${workerId}`])
+          ])
+        }
+            ORDER BY id DESC
+            LIMIT ${limit + 1}`
+    })
 
     /** Newest first; `limit + 1` rows so the caller can tell whether there is a next page. */
     const list = (
       environmentId: string,
       options: { readonly after?: string | undefined; readonly workerId?: string | undefined; readonly limit: number }
-    ): Effect.Effect<ReadonlyArray<TriggerRow>> =>
-      sql<TriggerRow>`
-        SELECT * FROM triggers
-        WHERE ${
-        sql.and([
-          sql`environment_id = ${environmentId}`,
-          sql`deleted_at IS NULL`,
-          ...(options.after === undefined ? [] : [sql`id < ${options.after}`]),
-          ...(options.workerId === undefined ? [] : [sql`worker_id = ${options.workerId}`])
-        ])
-      }
-        ORDER BY id DESC
-        LIMIT ${options.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("TriggersRepo.list"))
+    ): Effect.Effect<ReadonlyArray<Trigger>> =>
+      listed({ environmentId, after: options.after, workerId: options.workerId, limit: options.limit }).pipe(
+        Effect.orDie,
+        Effect.withSpan("TriggersRepo.list")
+      )
 
     return { findActive, findVisible, insert, lockActive, update, softDelete, setMcpTokenHash, list } as const
   }),
   dependencies: [Policy.Default]
 }) {}
 
-const iso = (date: Date | string | null): string | null => date === null ? null : new Date(date).toISOString()
+const iso = (date: Date | null): string | null => date === null ? null : date.toISOString()
 
 /** `input` is any JSON, stored as jsonb; an absent input is SQL NULL. */
 const jsonb = (value: unknown): string | null => value === undefined || value === null ? null : JSON.stringify(value)
