@@ -5,7 +5,7 @@ import { CurrentWorker } from "../Auth/Security.js"
 import { NotFound, ValidationError } from "../Domain/Errors.js"
 import { rejectedRun, rejectionError } from "../Http/RunRejections.js"
 import { toRun } from "../Runs/Run.js"
-import { toWorker, WorkersRepo } from "../Workers/WorkersRepo.js"
+import { WorkersRepo } from "../Workers/WorkersRepo.js"
 import * as Option from "effect/Option"
 import { RunNotFound } from "./RunRejection.js"
 import type { PolledRow } from "../Runs/Run.js"
@@ -53,10 +53,10 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
         Effect.gen(function*() {
           yield* advertise
           const worker = yield* CurrentWorker
-          const row = yield* workers.findInWorkspace(worker.workspaceId, worker.workerId)
-          return yield* Option.match(row, {
+          const found = yield* workers.findInWorkspace(worker.workspaceId, worker.workerId)
+          return yield* Option.match(found, {
             onNone: () => Effect.fail(NotFound.of("worker")),
-            onSome: (r) => Effect.succeed(toWorker(r))
+            onSome: Effect.succeed
           })
         }))
       .handle("poll", ({ path, urlParams }) =>

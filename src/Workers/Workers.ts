@@ -9,7 +9,7 @@ import { WorkspaceNotFound } from "../Tenancy/TenancyErrors.js"
 import { InvalidRegistrationToken, WorkerNotFound } from "./WorkerErrors.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
-import { toWorker, type WorkerStatus, WorkersRepo } from "./WorkersRepo.js"
+import { type WorkerStatus, WorkersRepo } from "./WorkersRepo.js"
 import { workerRevokedChannel } from "../Auth/WorkerTokenTrust.js"
 
 
@@ -36,10 +36,10 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       if (!registrationToken.startsWith("wrk_")) return yield* Effect.fail(new InvalidRegistrationToken())
       const token = generate("wkt")
       const id = uuidv7()
-      const row = yield* sql.withTransaction(Effect.gen(function*() {
+      const worker = yield* sql.withTransaction(Effect.gen(function*() {
         const key = yield* repo.consumeRegistrationToken(sha256(registrationToken))
         if (Option.isNone(key)) return yield* Effect.fail(new InvalidRegistrationToken())
-        const row = yield* repo.insert({
+        const worker = yield* repo.insert({
           id,
           environmentId: key.value.environment_id,
           workspaceId: key.value.workspace_id,
@@ -48,17 +48,17 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
           registrationKeyId: key.value.id
         })
         yield* audit.record({
-          environmentId: row.environment_id,
+          environmentId: worker.environmentId,
           actor: { _tag: "Worker", workerId: id },
           action: "worker.registered",
           targetType: "worker",
           targetId: id,
-          metadata: { label: row.label, registrationKeyId: key.value.id }
+          metadata: { label: worker.label, registrationKeyId: key.value.id }
         })
-        return row
+        return worker
       })).pipe(Effect.catchTag("SqlError", Effect.die))
-      yield* Effect.logInfo("worker registered").pipe(Effect.annotateLogs({ workerId: id, environmentId: row.environment_id }))
-      return { worker: toWorker(row), token }
+      yield* Effect.logInfo("worker registered").pipe(Effect.annotateLogs({ workerId: id, environmentId: worker.environmentId }))
+      return { worker, token }
     })
 
     const listEnvironment = Effect.fn("Workers.listEnvironment")(function*(environmentId: string, params: ListParams) {
@@ -66,8 +66,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       const after = yield* decodeCursor(params.cursor)
       const limit = params.limit ?? defaultLimit
       const rows = yield* repo.listEnvironment(environmentId, { status: params.status, after, limit })
-      const result = page(rows, limit)
-      return { items: result.items.map(toWorker), nextCursor: result.nextCursor }
+      return page(rows, limit)
     })
 
     /**
@@ -88,8 +87,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
         if (!(yield* repo.userSeesWorkspace(workspaceId, actor.userId))) return yield* Effect.fail(new WorkspaceNotFound({ workspaceId }))
         rows = yield* repo.listWorkspaceForUser(workspaceId, actor.userId, options)
       }
-      const result = page(rows, limit)
-      return { items: result.items.map(toWorker), nextCursor: result.nextCursor }
+      return page(rows, limit)
     })
 
     /** The worker, when the caller is admin+ on its environment; outside the workspace, or revoked, it is 404. */
@@ -97,7 +95,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       Effect.gen(function*() {
         const found = yield* repo.findInWorkspace(workspaceId, workerId)
         if (Option.isNone(found)) return yield* Effect.fail(new WorkerNotFound({ workerId }))
-        yield* policy.requireRole(found.value.environment_id, "admin", "worker")
+        yield* policy.requireRole(found.value.environmentId, "admin", "worker")
         return found.value
       })
 
@@ -112,26 +110,28 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
       change: { readonly label?: string | undefined; readonly draining?: boolean | undefined }
     ) {
       const found = yield* administered(workspaceId, workerId)
+      // `administered` answers no revoked worker, so its status tells whether it drains.
+      const drainChanged = change.draining !== undefined && change.draining !== (found.status === "draining")
       const actor = yield* CurrentActor
-      const row = yield* sql.withTransaction(Effect.gen(function*() {
+      const worker = yield* sql.withTransaction(Effect.gen(function*() {
         const updated = yield* repo.update(workerId, change)
         if (Option.isNone(updated)) return yield* Effect.fail(new WorkerNotFound({ workerId }))
         const record = (action: "worker.label_changed" | "worker.drain_changed", metadata: Record<string, unknown>) =>
-          audit.record({ environmentId: updated.value.environment_id, actor, action, targetType: "worker", targetId: workerId, metadata })
+          audit.record({ environmentId: updated.value.environmentId, actor, action, targetType: "worker", targetId: workerId, metadata })
         if (change.label !== undefined) {
           yield* record("worker.label_changed", { previousLabel: found.label, label: change.label })
         }
-        if (change.draining !== undefined && change.draining !== found.draining) {
+        if (drainChanged) {
           yield* record("worker.drain_changed", { draining: change.draining })
         }
         return updated.value
       })).pipe(Effect.catchTag("SqlError", Effect.die))
-      if (change.draining !== undefined && change.draining !== found.draining) {
+      if (drainChanged) {
         yield* Effect.logInfo(change.draining ? "worker draining" : "worker no longer draining").pipe(
-          Effect.annotateLogs({ workerId, environmentId: row.environment_id })
+          Effect.annotateLogs({ workerId, environmentId: worker.environmentId })
         )
       }
-      return toWorker(row)
+      return worker
     })
 
     /**
@@ -144,11 +144,11 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
     const revoke = Effect.fn("Workers.revoke")(function*(workspaceId: string, workerId: string) {
       const found = yield* administered(workspaceId, workerId)
       const actor = yield* CurrentActor
-      const row = yield* sql.withTransaction(Effect.gen(function*() {
+      const worker = yield* sql.withTransaction(Effect.gen(function*() {
         const revoked = yield* repo.revoke(workerId)
         if (Option.isNone(revoked)) return yield* Effect.fail(new WorkerNotFound({ workerId }))
         yield* audit.record({
-          environmentId: revoked.value.environment_id,
+          environmentId: revoked.value.environmentId,
           actor,
           action: "worker.revoked",
           targetType: "worker",
@@ -158,8 +158,8 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
         yield* sql`SELECT pg_notify(${workerRevokedChannel}, ${revoked.value.id}::text)`
         return revoked.value
       })).pipe(Effect.catchTag("SqlError", Effect.die))
-      yield* Effect.logInfo("worker revoked").pipe(Effect.annotateLogs({ workerId, environmentId: row.environment_id }))
-      return toWorker(row)
+      yield* Effect.logInfo("worker revoked").pipe(Effect.annotateLogs({ workerId, environmentId: worker.environmentId }))
+      return worker
     })
 
     return { register, listEnvironment, listWorkspace, update, revoke } as const

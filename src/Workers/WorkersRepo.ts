@@ -1,38 +1,16 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { Tuning } from "../Config/Tuning.js"
 import { nowIso } from "../Scheduler/Time.js"
 import { workerOnline } from "../Runs/Placement.js"
-import { Worker } from "./Api.js"
-import { rowsAreValid } from "../Domain/Rows.js"
-
-export interface WorkerRow {
-  readonly id: string
-  readonly environment_id: string
-  readonly workspace_id: string
-  readonly label: string
-  readonly last_seen_at: Date
-  readonly created_at: Date
-  /** Seen within WORKER_OFFLINE_AFTER_SECONDS on the scheduler's clock (as placement decides it). */
-  readonly online: boolean
-  readonly draining: boolean
-  readonly revoked_at: Date | null
-}
+import { type Worker, WorkerStatus as Status } from "./Api.js"
+import { WorkerRow } from "./WorkerRow.js"
 
 export type WorkerStatus = Worker["status"]
-
-export const toWorker = (row: WorkerRow): Worker =>
-  new Worker({
-    id: row.id,
-    environmentId: row.environment_id,
-    workspaceId: row.workspace_id,
-    label: row.label,
-    status: row.revoked_at !== null ? "revoked" : row.draining ? "draining" : row.online ? "online" : "offline",
-    lastSeenAt: row.last_seen_at,
-    createdAt: row.created_at
-  }, rowsAreValid)
 
 export interface ListOptions {
   readonly status?: WorkerStatus | undefined
@@ -51,9 +29,10 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
     // writes `last_seen_at`), by the same expression placement uses.
     const columnsAt = (now: string) =>
       sql`w.id, w.environment_id, w.workspace_id, w.label, w.last_seen_at, w.created_at,
-        (${workerOnline(sql, now, offlineAfter)}) AS online, w.draining, w.revoked_at`
+        CASE WHEN w.revoked_at IS NOT NULL THEN 'revoked' WHEN w.draining THEN 'draining'
+             WHEN (${workerOnline(sql, now, offlineAfter)}) THEN 'online' ELSE 'offline' END AS status`
 
-    // The status `toWorker` derives, as SQL: revoked, else draining, else online or offline.
+    // The same status as a condition: revoked, else draining, else online or offline.
     const statusIs = (status: WorkerStatus, now: string): Statement.Fragment => {
       const onlineExpr = sql`(${workerOnline(sql, now, offlineAfter)})`
       const active = sql`w.revoked_at IS NULL AND NOT w.draining`
@@ -76,6 +55,16 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
       ...(options.after === undefined ? [] : [sql`w.id < ${options.after}`])
     ]
 
+    const consumed = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String, environment_id: Schema.String, workspace_id: Schema.String }),
+      execute: (tokenHash) =>
+        sql`UPDATE api_keys k SET consumed_at = now()
+            FROM environments e
+            WHERE k.token_hash = ${tokenHash} AND k.prefix = 'wrk' AND k.consumed_at IS NULL AND e.id = k.environment_id
+            RETURNING k.id, k.environment_id, e.workspace_id`
+    })
+
     /**
      * Consumes a `wrk_` registration token: one conditional UPDATE, so of two
      * concurrent registrations with one token exactly one sees the row.
@@ -83,106 +72,150 @@ export class WorkersRepo extends Effect.Service<WorkersRepo>()("Workers/Repo", {
     const consumeRegistrationToken = (
       tokenHash: string
     ): Effect.Effect<Option.Option<{ id: string; environment_id: string; workspace_id: string }>> =>
-      sql<{ id: string; environment_id: string; workspace_id: string }>`
-        UPDATE api_keys k SET consumed_at = now()
-        FROM environments e
-        WHERE k.token_hash = ${tokenHash} AND k.prefix = 'wrk' AND k.consumed_at IS NULL AND e.id = k.environment_id
-        RETURNING k.id, k.environment_id, e.workspace_id`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
-      )
+      Effect.orDie(consumed(tokenHash))
 
-    const insert = (worker: {
-      readonly id: string
-      readonly environmentId: string
-      readonly workspaceId: string
-      readonly label: string
-      readonly tokenHash: string
-      readonly registrationKeyId: string
-    }): Effect.Effect<WorkerRow> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<WorkerRow>`
-        INSERT INTO workers AS w (id, environment_id, workspace_id, label, token_hash, registration_key_id, last_seen_at)
-        VALUES (${worker.id}, ${worker.environmentId}, ${worker.workspaceId}, ${worker.label}, ${worker.tokenHash},
-                ${worker.registrationKeyId}, ${now}::timestamptz)
-        RETURNING ${columnsAt(now)}`).pipe(Effect.map((rows) => rows[0]!), Effect.orDie)
+    // `now`: the scheduler's clock as ISO text, read per call (see `columnsAt`).
+    const NewWorker = Schema.Struct({
+      now: Schema.String,
+      id: Schema.String,
+      environmentId: Schema.String,
+      workspaceId: Schema.String,
+      label: Schema.String,
+      tokenHash: Schema.String,
+      registrationKeyId: Schema.String
+    })
+
+    const inserted = SqlSchema.single({
+      Request: NewWorker,
+      Result: WorkerRow,
+      execute: (w) =>
+        sql`INSERT INTO workers AS w (id, environment_id, workspace_id, label, token_hash, registration_key_id, last_seen_at)
+            VALUES (${w.id}, ${w.environmentId}, ${w.workspaceId}, ${w.label}, ${w.tokenHash},
+                    ${w.registrationKeyId}, ${w.now}::timestamptz)
+            RETURNING ${columnsAt(w.now)}`
+    })
+
+    const insert = (worker: Omit<typeof NewWorker.Type, "now">): Effect.Effect<Worker> =>
+      Effect.flatMap(nowIso, (now) => inserted({ now, ...worker })).pipe(Effect.orDie)
+
+    const inWorkspace = SqlSchema.findOne({
+      Request: Schema.Struct({ now: Schema.String, workspaceId: Schema.String, workerId: Schema.String }),
+      Result: WorkerRow,
+      execute: ({ now, workerId, workspaceId }) =>
+        sql`SELECT ${columnsAt(now)} FROM workers w
+            WHERE w.id = ${workerId} AND w.workspace_id = ${workspaceId} AND w.revoked_at IS NULL`
+    })
 
     /** A worker of the workspace that is not revoked (a revoked one can no longer be changed). */
-    const findInWorkspace = (workspaceId: string, workerId: string): Effect.Effect<Option.Option<WorkerRow>> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<WorkerRow>`
-        SELECT ${columnsAt(now)} FROM workers w
-        WHERE w.id = ${workerId} AND w.workspace_id = ${workspaceId} AND w.revoked_at IS NULL`).pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
-      )
+    const findInWorkspace = (workspaceId: string, workerId: string): Effect.Effect<Option.Option<Worker>> =>
+      Effect.flatMap(nowIso, (now) => inWorkspace({ now, workspaceId, workerId })).pipe(Effect.orDie)
+
+    const updated = SqlSchema.findOne({
+      Request: Schema.Struct({
+        now: Schema.String,
+        workerId: Schema.String,
+        label: Schema.NullOr(Schema.String),
+        draining: Schema.NullOr(Schema.Boolean)
+      }),
+      Result: WorkerRow,
+      execute: ({ draining, label, now, workerId }) =>
+        sql`UPDATE workers AS w SET label = COALESCE(${label}::text, w.label),
+              draining = COALESCE(${draining}::bool, w.draining)
+            WHERE w.id = ${workerId} AND w.revoked_at IS NULL
+            RETURNING ${columnsAt(now)}`
+    })
 
     /** Sets what is given; None when the worker is gone or revoked meanwhile. */
     const update = (
       workerId: string,
       change: { readonly label?: string | undefined; readonly draining?: boolean | undefined }
-    ): Effect.Effect<Option.Option<WorkerRow>> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<WorkerRow>`
-        UPDATE workers AS w SET label = COALESCE(${change.label ?? null}::text, w.label),
-          draining = COALESCE(${change.draining ?? null}::bool, w.draining)
-        WHERE w.id = ${workerId} AND w.revoked_at IS NULL
-        RETURNING ${columnsAt(now)}`).pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
+    ): Effect.Effect<Option.Option<Worker>> =>
+      Effect.flatMap(nowIso, (now) => updated({ now, workerId, label: change.label ?? null, draining: change.draining ?? null })).pipe(
         Effect.orDie
       )
+
+    const revoked = SqlSchema.findOne({
+      Request: Schema.Struct({ now: Schema.String, workerId: Schema.String }),
+      Result: WorkerRow,
+      execute: ({ now, workerId }) =>
+        sql`UPDATE workers AS w SET revoked_at = now()
+            WHERE w.id = ${workerId} AND w.revoked_at IS NULL
+            RETURNING ${columnsAt(now)}`
+    })
 
     /**
      * Marks the worker revoked; None when it is gone or already revoked (of
      * two concurrent revokes, one sees the row). From this commit on its
      * token is refused by the statement that verifies it.
      */
-    const revoke = (workerId: string): Effect.Effect<Option.Option<WorkerRow>> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<WorkerRow>`
-        UPDATE workers AS w SET revoked_at = now()
-        WHERE w.id = ${workerId} AND w.revoked_at IS NULL
-        RETURNING ${columnsAt(now)}`).pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
-      )
+    const revoke = (workerId: string): Effect.Effect<Option.Option<Worker>> =>
+      Effect.flatMap(nowIso, (now) => revoked({ now, workerId })).pipe(Effect.orDie)
+
+    const ListRequest = Schema.Struct({
+      now: Schema.String,
+      status: Schema.optional(Status),
+      after: Schema.optional(Schema.String),
+      limit: Schema.Number
+    })
+
+    const environmentPage = SqlSchema.findAll({
+      Request: Schema.Struct({ ...ListRequest.fields, environmentId: Schema.String }),
+      Result: WorkerRow,
+      execute: ({ environmentId, now, ...options }) =>
+        sql`SELECT ${columnsAt(now)} FROM workers w
+            WHERE ${sql.and([sql`w.environment_id = ${environmentId}`, ...filters(options, now)])}
+            ORDER BY w.id DESC LIMIT ${options.limit + 1}`
+    })
 
     /** Newest first, `limit + 1` rows. */
-    const listEnvironment = (environmentId: string, options: ListOptions): Effect.Effect<ReadonlyArray<WorkerRow>> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<WorkerRow>`
-        SELECT ${columnsAt(now)} FROM workers w
-        WHERE ${sql.and([sql`w.environment_id = ${environmentId}`, ...filters(options, now)])}
-        ORDER BY w.id DESC LIMIT ${options.limit + 1}`).pipe(Effect.orDie, Effect.withSpan("WorkersRepo.listEnvironment"))
+    const listEnvironment = (environmentId: string, options: ListOptions): Effect.Effect<ReadonlyArray<Worker>> =>
+      Effect.flatMap(nowIso, (now) => environmentPage({ now, environmentId, ...options })).pipe(
+        Effect.orDie,
+        Effect.withSpan("WorkersRepo.listEnvironment")
+      )
+
+    const workspacePage = SqlSchema.findAll({
+      Request: Schema.Struct({ ...ListRequest.fields, workspaceId: Schema.String, userId: Schema.String }),
+      Result: WorkerRow,
+      execute: ({ now, userId, workspaceId, ...options }) =>
+        sql`SELECT ${columnsAt(now)} FROM workers w
+            JOIN members m ON m.environment_id = w.environment_id AND m.user_id = ${userId}
+            WHERE ${sql.and([sql`w.workspace_id = ${workspaceId}`, ...filters(options, now)])}
+            ORDER BY w.id DESC LIMIT ${options.limit + 1}`
+    })
 
     /** The workers of the workspace's environments where the user is a member (any role is viewer+). */
     const listWorkspaceForUser = (
       workspaceId: string,
       userId: string,
       options: ListOptions
-    ): Effect.Effect<ReadonlyArray<WorkerRow>> =>
-      Effect.flatMap(nowIso, (now) =>
-        sql<WorkerRow>`
-        SELECT ${columnsAt(now)} FROM workers w
-        JOIN members m ON m.environment_id = w.environment_id AND m.user_id = ${userId}
-        WHERE ${sql.and([sql`w.workspace_id = ${workspaceId}`, ...filters(options, now)])}
-        ORDER BY w.id DESC LIMIT ${options.limit + 1}`).pipe(Effect.orDie, Effect.withSpan("WorkersRepo.listWorkspace"))
+    ): Effect.Effect<ReadonlyArray<Worker>> =>
+      Effect.flatMap(nowIso, (now) => workspacePage({ now, workspaceId, userId, ...options })).pipe(
+        Effect.orDie,
+        Effect.withSpan("WorkersRepo.listWorkspace")
+      )
+
+    const seesWorkspace = SqlSchema.single({
+      Request: Schema.Struct({ workspaceId: Schema.String, userId: Schema.String }),
+      Result: Schema.Struct({ visible: Schema.Boolean }),
+      execute: ({ userId, workspaceId }) =>
+        sql`SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = ${workspaceId} AND owner_id = ${userId})
+                OR EXISTS (SELECT 1 FROM members m JOIN environments e ON e.id = m.environment_id
+                           WHERE e.workspace_id = ${workspaceId} AND m.user_id = ${userId}) AS visible`
+    })
 
     /** The user owns the workspace or is a member of one of its environments. */
     const userSeesWorkspace = (workspaceId: string, userId: string): Effect.Effect<boolean> =>
-      sql<{ visible: boolean }>`
-        SELECT EXISTS (SELECT 1 FROM workspaces WHERE id = ${workspaceId} AND owner_id = ${userId})
-            OR EXISTS (SELECT 1 FROM members m JOIN environments e ON e.id = m.environment_id
-                       WHERE e.workspace_id = ${workspaceId} AND m.user_id = ${userId}) AS visible`.pipe(
-        Effect.map((rows) => rows[0]?.visible === true),
-        Effect.orDie
-      )
+      seesWorkspace({ workspaceId, userId }).pipe(Effect.map((row) => row.visible), Effect.orDie)
+
+    const workspaceOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ workspace_id: Schema.String }),
+      execute: (environmentId) => sql`SELECT workspace_id FROM environments WHERE id = ${environmentId}`
+    })
 
     const workspaceOfEnvironment = (environmentId: string): Effect.Effect<Option.Option<string>> =>
-      sql<{ workspace_id: string }>`SELECT workspace_id FROM environments WHERE id = ${environmentId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.workspace_id)),
-        Effect.orDie
-      )
+      workspaceOf(environmentId).pipe(Effect.map(Option.map((row) => row.workspace_id)), Effect.orDie)
 
     return {
       consumeRegistrationToken,
