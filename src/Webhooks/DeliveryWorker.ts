@@ -1,8 +1,5 @@
-import type { SqlError } from "@effect/sql/SqlError"
-import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -16,15 +13,9 @@ import { SecretBox } from "../Crypto/SecretBox.js"
 import { Notifications } from "../Db/Notifications.js"
 import { DeliveryHandoff, outboxRowOf } from "./Handoff.js"
 import { outboxChannel } from "./Outbox.js"
-import { DeliveriesRepo, type FinalOutcome, type OutboxRow } from "./DeliveriesRepo.js"
-import { maxAttempts, runWithRetries } from "./Retry.js"
+import { DeliveriesRepo, type OutboxRow } from "./DeliveriesRepo.js"
+import * as DeliveryAttempt from "./DeliveryAttempt.js"
 import * as Sender from "./Sender.js"
-import { sign } from "./Signer.js"
-import { hotSpan } from "../Config/Tracing.js"
-import * as Metrics from "../Observability/Metrics.js"
-
-const outcomeOf = { Delivered: "delivered", Retryable: "retryable", Permanent: "permanent" } as const
-
 
 export interface DeliveryOptions {
   /** One attempt's deadline (contract: 10 s). */
@@ -44,12 +35,10 @@ export const defaults: DeliveryOptions = {
   batchSize: 100
 }
 
-const errorChars = 1024
-
 /**
  * The delivery loop of one instance. It leases due outbox rows, delivers each
  * in its own fiber (so a slow endpoint never delays another trigger's
- * delivery), and records the final outcome. Bounds:
+ * delivery; one delivery, attempts to recorded outcome, is `DeliveryAttempt`). Bounds:
  * - `webhookConcurrency` HTTP attempts at once (and as many sockets);
  * - 4 × that many rows leased at once: rows waiting out a backoff hold no
  *   socket, and a row is only leased when there is room for it.
@@ -83,141 +72,22 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
         Effect.catchAllCause((cause) => Effect.logWarning("webhook leases not released; they expire", cause))
       )
     )
-    // Outcomes that arrive together are written together: one statement for
-    // everything queued when the writer comes round (a busy instance finishes
-    // hundreds of deliveries a second; a statement each was a fifth of a
-    // delivery's cost). Each caller still learns whether its row was its own.
-    // Started before the delivery fibers' set, so at shutdown it stops after them.
-    const outcomes = yield* Queue.unbounded<{
-      readonly row: OutboxRow
-      readonly final: FinalOutcome
-      /** Resumes the delivery that queued it (a callback: a `Deferred` per delivery cost more than the write). */
-      readonly written: (exit: Exit.Exit<boolean, SqlError>) => void
-    }>()
-    yield* Effect.gen(function*() {
-      const batch = Chunk.toReadonlyArray(yield* Queue.takeBetween(outcomes, 1, opts.batchSize))
-      const exit = yield* Effect.exit(repo.finalizeMany(owner, batch))
-      for (const item of batch) item.written(Exit.map(exit, (mine) => mine.has(item.row.run_id)))
-    }).pipe(Effect.forever, Effect.forkScoped)
-    const finalize = (row: OutboxRow, final: FinalOutcome): Effect.Effect<boolean, SqlError> =>
-      Effect.async<boolean, SqlError>((resume) => {
-        outcomes.unsafeOffer({ row, final, written: resume })
-      })
-
+    // Started before the delivery fibers' set, so at shutdown its outcome writer stops after them.
+    const deliver = yield* DeliveryAttempt.make({
+      repo,
+      box,
+      owner,
+      send,
+      permits,
+      leaseDuration: opts.leaseDuration,
+      batchSize: opts.batchSize
+    })
     const fibers = yield* FiberSet.make()
-
-    // Opened secrets by sealed value: one trigger's deliveries share one, and
-    // an AES-GCM open per delivery was a visible share of the loop. Bounded;
-    // the plaintext is in this process's memory while signing anyway.
-    const opened = new Map<string, string>()
-    const openSecret = (sealed: string): Effect.Effect<string> => {
-      const known = opened.get(sealed)
-      if (known !== undefined) return Effect.succeed(known)
-      return Effect.tap(box.open(sealed), (secret) => {
-        if (opened.size >= 1024) opened.clear()
-        opened.set(sealed, secret)
-      })
-    }
 
     // Plain counters: every fiber runs on the one JS thread, and each update is a single synchronous step.
     let inFlight = 0
     let saturated = false
     const resumeAt = maxInFlight - Math.min(opts.batchSize, Math.ceil(maxInFlight / 2))
-
-    // The outcome is known: keep trying to write it through a short database
-    // outage (capped backoff, one minute) rather than leaving the row leased
-    // until the lease expires and sending it again.
-    const finalizeRetry = Schedule.exponential(Duration.millis(200)).pipe(
-      Schedule.either(Schedule.spaced(Duration.seconds(5))),
-      Schedule.upTo(Duration.minutes(1))
-    )
-
-    const record = (row: OutboxRow, final: FinalOutcome) =>
-      finalize(row, final).pipe(
-        Effect.tapError((error) => Effect.logWarning("webhook outcome not recorded yet; retrying").pipe(Effect.annotateLogs({ error: error.message }))),
-        Effect.retry(finalizeRetry),
-        Effect.tap((mine) =>
-          mine
-            ? Effect.logInfo(final.outcome === "delivered" ? "webhook delivered" : "webhook delivery failed").pipe(
-              Effect.annotateLogs({
-                outcome: final.outcome,
-                statusCode: final.statusCode ?? "none",
-                attempts: final.attempts,
-                ...(final.error === null ? {} : { error: final.error })
-              })
-            )
-            : Effect.logWarning("webhook lease lost before the outcome was recorded; the new owner records it")
-        )
-      )
-
-    const deliver = (row: OutboxRow) =>
-      Effect.gen(function*() {
-        if (row.attempts >= maxAttempts) {
-          // Every attempt was made before a crash that came before the record: record the last one.
-          return yield* record(row, {
-            outcome: "failed",
-            statusCode: row.last_status_code,
-            responseBody: row.last_response_body,
-            attempts: row.attempts,
-            error: row.last_error ?? "no attempt left"
-          })
-        }
-        const secret = row.secret_enc === null ? Exit.succeed(null) : yield* Effect.exit(openSecret(row.secret_enc))
-        if (Exit.isFailure(secret)) {
-          // The sealed form names its key (v1.<keyId>.…): say which key this instance lacks.
-          yield* Effect.logError("webhook secret cannot be decrypted: this instance lacks the key that sealed it").pipe(
-            Effect.annotateLogs({
-              runId: row.run_id,
-              keyId: row.secret_enc?.split(".")[1] ?? "unknown",
-              hint: "give every instance the same SECRETS_KEY; after a rotation keep the old one in SECRETS_KEY_PREVIOUS"
-            })
-          )
-          return yield* record(row, {
-            outcome: "failed",
-            statusCode: null,
-            responseBody: null,
-            attempts: row.attempts,
-            error: "webhook secret cannot be decrypted"
-          })
-        }
-        const request: Sender.OutboundRequest = {
-          url: row.url,
-          body: row.payload,
-          signature: secret.value === null ? null : sign(secret.value, row.payload)
-        }
-        const { attempts, result } = yield* runWithRetries({
-          attemptsMade: row.attempts,
-          attempt: permits.withPermit(send(request)).pipe(
-            Effect.tap((result) => Metrics.record.webhookAttempt(outcomeOf[result._tag])),
-            hotSpan("Webhooks.attempt", { runId: row.run_id })
-          ),
-          onRetry: (n, failure, delay) =>
-            Effect.logDebug("webhook attempt failed; retrying").pipe(
-              Effect.annotateLogs({ attempts: n, statusCode: failure.statusCode ?? "none", retryInMs: Duration.toMillis(delay) }),
-              Effect.zipRight(repo.reschedule(owner, row.run_id, n, delay, opts.leaseDuration, {
-                statusCode: failure.statusCode,
-                responseBody: failure.responseBody,
-                error: failure.error.slice(0, errorChars)
-              })),
-              // The in-process retry goes on; a lost write only costs a repeated attempt after a crash.
-              Effect.catchAllCause((cause) => Effect.logWarning("webhook retry state not saved", cause))
-            )
-        })
-        return yield* record(row, {
-          outcome: result._tag === "Delivered" ? "delivered" : "failed",
-          statusCode: result.statusCode,
-          responseBody: result.responseBody,
-          attempts,
-          error: result._tag === "Delivered" ? null : result.error.slice(0, errorChars)
-        })
-      }).pipe(
-        Effect.catchAllCause((cause) =>
-          // The row stays leased: it is taken up again when the lease expires.
-          Effect.logError("webhook delivery interrupted by an internal error", cause)
-        ),
-        Effect.annotateLogs({ runId: row.run_id, triggerId: row.trigger_id }),
-        hotSpan("Webhooks.deliver", { runId: row.run_id })
-      )
 
     // A delivery's place in the loop is given back when it ends. A full loop
     // looks again once a batch's worth has finished, not after every delivery
