@@ -1,18 +1,42 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Tuning } from "../Config/Tuning.js"
 import { nowIso } from "../Scheduler/Time.js"
 import { workerOnline } from "../Runs/Placement.js"
 import { canonical } from "../Domain/Decimal.js"
+import { rowsAreValid } from "../Domain/Rows.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { Overview } from "./Api.js"
 
-interface OverviewRow {
-  readonly online_workers: number
-  readonly todays_runs: number
-  readonly success_rate: string | null
-  readonly month_spend: string
-}
+/**
+ * The overview statement's one row, decoded into the API's `Overview`: the
+ * rate comes as text (numeric), the spend as exact `numeric` text.
+ */
+const OverviewRow = Schema.Struct({
+  online_workers: Schema.Number,
+  todays_runs: Schema.Number,
+  success_rate: Schema.NullOr(Schema.NumberFromString),
+  month_spend: Schema.String
+}).pipe(
+  Schema.transform(Schema.instanceOf(Overview), {
+    strict: true,
+    decode: (row) =>
+      new Overview({
+        onlineWorkers: row.online_workers,
+        todaysRuns: row.todays_runs,
+        successRatePct: row.success_rate,
+        monthTokenSpendUsd: canonical(row.month_spend)
+      }, rowsAreValid),
+    encode: (overview) => ({
+      online_workers: overview.onlineWorkers,
+      todays_runs: overview.todaysRuns,
+      success_rate: overview.successRatePct,
+      month_spend: overview.monthTokenSpendUsd
+    })
+  })
+)
 
 /**
  * The dashboard overview, computed in one SQL statement against the
@@ -37,12 +61,13 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard/Dashboard"
     const policy = yield* Policy
     const config = yield* Tuning
 
-    const overview = Effect.fn("Dashboard.overview")(function*(environmentId: string) {
-      yield* policy.requireRole(environmentId, "viewer")
-      const now = yield* nowIso
-      // Bounds are UTC wall-clock `timestamp`s (day arithmetic on them knows no
-      // time zone); `AT TIME ZONE 'UTC'` turns one back into an instant.
-      const rows = yield* sql<OverviewRow>`
+    // Bounds are UTC wall-clock `timestamp`s (day arithmetic on them knows no
+    // time zone); `AT TIME ZONE 'UTC'` turns one back into an instant.
+    const figures = SqlSchema.single({
+      Request: Schema.Struct({ environmentId: Schema.String, now: Schema.String }),
+      Result: OverviewRow,
+      execute: ({ environmentId, now }) =>
+        sql`
         WITH bounds AS (
           SELECT date_trunc('day', now() AT TIME ZONE 'UTC') AS day_start,
                  date_trunc('month', now() AT TIME ZONE 'UTC') AS month_start,
@@ -80,14 +105,12 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard/Dashboard"
             + (SELECT COALESCE(sum(cost_usd), 0) FROM computed)
             + (SELECT COALESCE(sum(r.cost_usd), 0) FROM runs r, bounds b
                WHERE r.environment_id = ${environmentId}
-                 AND r.ended_at >= GREATEST(b.month_start, b.open_from) AT TIME ZONE 'UTC'))::text AS month_spend`.pipe(Effect.orDie)
-      const row = rows[0]!
-      return new Overview({
-        onlineWorkers: row.online_workers,
-        todaysRuns: row.todays_runs,
-        successRatePct: row.success_rate === null ? null : Number(row.success_rate),
-        monthTokenSpendUsd: canonical(row.month_spend)
-      })
+                 AND r.ended_at >= GREATEST(b.month_start, b.open_from) AT TIME ZONE 'UTC'))::text AS month_spend`
+    })
+
+    const overview = Effect.fn("Dashboard.overview")(function*(environmentId: string) {
+      yield* policy.requireRole(environmentId, "viewer")
+      return yield* Effect.orDie(figures({ environmentId, now: yield* nowIso }))
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
     return { overview } as const
