@@ -52,6 +52,18 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
         Effect.withSpan("Environments.rename")
       )
 
+    // Active: queued (no worker yet) or held by one of the environment's
+    // workers, and not ended; each half has its own partial index.
+    const activeRuns = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ n: Schema.Number }),
+      execute: (id) =>
+        sql`SELECT ((SELECT count(*) FROM runs
+                     WHERE environment_id = ${id} AND worker_id IS NULL AND ended_at IS NULL AND status IN ${sql.in(activeStatuses)})
+                  + (SELECT count(*) FROM runs r JOIN workers w ON w.id = r.worker_id
+                     WHERE w.environment_id = ${id} AND r.ended_at IS NULL AND r.status IN ${sql.in(activeStatuses)}))::int AS n`
+    })
+
     /**
      * Deletes the environment and, by cascade, everything in it. The row lock
      * makes the "no active runs" check race-free: a run being inserted holds a
@@ -63,12 +75,7 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
         if (locked.length === 0) return yield* Effect.fail(new EnvironmentNotFound({ environmentId: id }))
         // Active: queued (no worker yet) or held by one of the environment's
         // workers, and not ended; each half has its own partial index.
-        const active = yield* sql<{ n: number }>`
-          SELECT ((SELECT count(*) FROM runs
-                   WHERE environment_id = ${id} AND worker_id IS NULL AND ended_at IS NULL AND status IN ${sql.in(activeStatuses)})
-                + (SELECT count(*) FROM runs r JOIN workers w ON w.id = r.worker_id
-                   WHERE w.environment_id = ${id} AND r.ended_at IS NULL AND r.status IN ${sql.in(activeStatuses)}))::int AS n`
-        const n = active[0]?.n ?? 0
+        const { n } = yield* Effect.orDie(activeRuns(id))
         if (n > 0) return yield* Effect.fail(new EnvironmentHasActiveRuns({ environmentId: id, activeRuns: n }))
         yield* sql`DELETE FROM environments WHERE id = ${id}`
         yield* Effect.logInfo("environment deleted").pipe(Effect.annotateLogs({ environmentId: id }))
