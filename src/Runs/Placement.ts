@@ -2,11 +2,12 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 
 /**
- * Where a new run goes, as SQL over a `workers` row aliased `w`: defined once
- * here, and used by both statements that assign runs (run creation placing a
- * new run in its own statement, `RunsRepo.createMany`; the assignment pass
- * over queued runs, `Scheduler/Assignment`), so a run is placed by the same
- * rule whichever path takes it.
+ * Where a new run goes, as SQL over a `workers` row aliased `w`. Run
+ * creation places a new run in its own statement with all of it
+ * (`RunsRepo.createMany`); the assignment pass over queued runs
+ * (`Scheduler/Assignment`) reads each worker's load and eligibility with the
+ * same expressions and takes places in the same order one run at a time (a
+ * row per free place is too many for a pass over every queued run).
  *
  * The rule: the trigger's pinned worker, else the least-loaded worker of the
  * environment that takes new runs, workers in touch before quiet ones, none

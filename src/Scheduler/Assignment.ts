@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import { Tuning } from "../Config/Tuning.js"
 import { nowIso } from "./Time.js"
 import { assignedChannel, Wakeups } from "./Wakeups.js"
-import { freePlaces, placeOrder } from "../Runs/Placement.js"
+import { workerActive, workerLoad, workerTakesNewRuns } from "../Runs/Placement.js"
 import { hotSpan } from "../Config/Tracing.js"
 import { recordRunEvents } from "../Runs/RunTimeline.js"
 import { RunFeed } from "./RunFeed.js"
@@ -14,6 +14,27 @@ export interface Deadline {
   readonly id: string
   readonly environment_id: string
   readonly deadline_at: Date
+}
+
+/** A row of the planning query: a queued run (with its pinned worker) or an online worker (with its load). */
+interface PlanRow {
+  readonly kind: "run" | "worker"
+  readonly id: string
+  readonly environment_id: string
+  readonly pinned: string | null
+  readonly active: number
+  readonly waiting: number
+  readonly recent: boolean
+}
+
+interface OnlineWorker {
+  readonly id: string
+  /** Assigned, claimed or running: what "least loaded" compares. */
+  active: number
+  /** Assigned and not yet claimed: capped by `maxAssignedPerWorker`. */
+  waiting: number
+  /** Seen within `activeWorkerSeconds`: preferred over workers that are online but quiet. */
+  readonly recent: boolean
 }
 
 /**
@@ -29,64 +50,99 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
     const feed = yield* RunFeed
 
     /**
-     * Assigns queued runs (of one environment, or of all), oldest first, by
-     * the placement rule (`Runs/Placement`): a run pinned to a worker takes
-     * that worker's free places first; the others are spread over the places
-     * left, as one at a time would be. Runs with no place stay queued until a
+     * Assigns queued runs (of one environment, or of all) to the trigger's
+     * pinned worker when it is online, else to the online worker with the
+     * fewest active runs; a draining or revoked worker gets none
+     * (`workerTakesNewRuns`). Runs with no eligible worker stay queued until a
      * worker polls. Answers the runs assigned.
      *
      * It runs on every poll and every new run, so it is built for round trips,
-     * not transactions: ONE statement plans and assigns the batch. Nothing is
-     * locked while the plan is made: the UPDATE only takes runs still
-     * `queued`, so when two assigners pick the same run it is handed out once
-     * and the other skips it.
+     * not transactions: one read when nothing is queued (the common case);
+     * otherwise that read (the candidates and the online workers of their
+     * environments together) and ONE conditional UPDATE for the whole batch. Nothing is locked while the
+     * plan is made: the UPDATE only takes runs still `queued`, so when two
+     * assigners pick the same run it is handed out once and the other skips it.
      */
     const assignQueued = (environmentId?: string): Effect.Effect<ReadonlyArray<Deadline>> =>
       Effect.gen(function*() {
         const now = yield* nowIso
+        // The candidates (oldest first) and the online workers of their
+        // environments, in one round trip.
+        const online = sql`
+            SELECT w.id, w.environment_id, load.active, load.waiting,
+              ${workerActive(sql, now, config.activeWorkerSeconds)} AS recent
+            FROM workers w ${workerLoad(sql)}
+            WHERE ${workerTakesNewRuns(sql, now, config.workerOfflineAfterSeconds)}`
         const candidates = (scope: SqlFragment) => sql`
             SELECT r.id, r.environment_id, t.worker_id AS pinned
             FROM runs r JOIN triggers t ON t.id = r.trigger_id
             WHERE r.worker_id IS NULL AND r.ended_at IS NULL AND r.status = 'queued' AND ${scope}
             ORDER BY r.id
             LIMIT ${config.batchSize}`
-        const places = (where: SqlFragment) => freePlaces(sql, now, config, sql`workers w`, where)
+        const rows = yield* (environmentId === undefined
+          ? sql<PlanRow>`
+          WITH c AS (${candidates(sql`true`)}),
+          w AS (${online} AND w.environment_id IN (SELECT environment_id FROM c))
+          SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting, false AS recent FROM c
+          UNION ALL
+          SELECT 'worker' AS kind, id, environment_id, NULL::uuid, active, waiting, recent FROM w
+          ORDER BY kind, id`
+          // One environment (a poll, a new run): its workers first, and no
+          // candidates are read when none of them has room (under a backlog,
+          // reading a page of runs nobody can take was most of this pass).
+          // Nor are its workers read when nothing is queued there (one index
+          // probe, evaluated once): an idle fleet's every poll asks, and
+          // reading 10,000 idle workers with their load for each was most of
+          // a poll's cost.
+          : sql<PlanRow>`
+          WITH w AS (${online} AND w.environment_id = ${environmentId} AND EXISTS (
+            SELECT 1 FROM runs q WHERE q.environment_id = ${environmentId} AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')),
+          c AS (${
+            candidates(sql`r.environment_id = ${environmentId}
+              AND EXISTS (SELECT 1 FROM w WHERE w.waiting < ${config.maxAssignedPerWorker})`)
+          })
+          SELECT 'run' AS kind, id, environment_id, pinned, 0 AS active, 0 AS waiting, false AS recent FROM c
+          UNION ALL
+          SELECT 'worker' AS kind, id, environment_id, NULL::uuid, active, waiting, recent FROM w
+          ORDER BY kind, id`)
+        const queued = rows.filter((r) => r.kind === "run")
+        if (queued.length === 0) return []
+        const workersByEnv = new Map<string, Array<OnlineWorker>>()
+        for (const w of rows) {
+          if (w.kind !== "worker") continue
+          const list = workersByEnv.get(w.environment_id) ?? []
+          list.push({ id: w.id, active: w.active, waiting: w.waiting, recent: w.recent })
+          workersByEnv.set(w.environment_id, list)
+        }
+        // The placement rule of `Runs/Placement`, applied one run at a time
+        // over the loads just read. Run creation applies it set-wise in SQL
+        // (a worker's k-th free place costs active + k): that form costs a
+        // row per free place, 1,000,000 places with 10,000 workers, too many
+        // for a pass that can take runs of any trigger and environment.
+        const runIds: Array<string> = []
+        const workerIds: Array<string> = []
+        for (const run of queued) {
+          // A worker with a full page of unclaimed runs gets no more until it claims some.
+          const workers = (workersByEnv.get(run.environment_id) ?? []).filter((w) => w.waiting < config.maxAssignedPerWorker)
+          // Workers in touch first; quiet ones (registered, not polling) only when no other has room.
+          const recent = workers.filter((w) => w.recent)
+          const eligible = recent.length > 0 ? recent : workers
+          const worker = run.pinned !== null
+            ? workers.find((w) => w.id === run.pinned)
+            : eligible.reduce<OnlineWorker | undefined>((best, w) => best === undefined || w.active < best.active ? w : best, undefined)
+          if (worker === undefined) continue
+          worker.active++
+          worker.waiting++
+          runIds.push(run.id)
+          workerIds.push(worker.id)
+        }
+        if (runIds.length === 0) return []
         // pg_notify in the same statement is delivered at its commit, so other
         // instances' pollers wake only once the assignment is visible; Postgres
         // folds identical notifications of one transaction into one.
         const assigned = yield* sql<Deadline & { worker_id: string }>`
-          WITH ${
-          environmentId === undefined
-            ? sql`c AS (${candidates(sql`true`)}),
-          place AS MATERIALIZED (${places(sql`w.environment_id IN (SELECT environment_id FROM c)`)})`
-            // One environment (a poll, a new run): its places first, and no
-            // candidates are read when it has none (under a backlog, reading a
-            // page of runs nobody can take was most of this pass). Nor are its
-            // workers read when nothing is queued there (one index probe,
-            // evaluated once): an idle fleet's every poll asks, and reading
-            // 10,000 idle workers with their load for each was most of a poll's cost.
-            : sql`place AS MATERIALIZED (${
-              places(sql`w.environment_id = ${environmentId} AND EXISTS (
-                SELECT 1 FROM runs q WHERE q.environment_id = ${environmentId}
-                  AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')`)
-            }),
-          c AS (${candidates(sql`r.environment_id = ${environmentId} AND EXISTS (SELECT 1 FROM place)`)})`
-        },
-          pinned AS (
-            SELECT p.run_id, p.worker_id, p.k FROM (
-              SELECT c.id AS run_id, c.pinned AS worker_id, row_number() OVER (PARTITION BY c.pinned ORDER BY c.id) - 1 AS k
-              FROM c WHERE c.pinned IS NOT NULL) p
-            JOIN place ON place.id = p.worker_id AND place.k = p.k
-          ), spread AS (
-            SELECT place.id, place.environment_id, row_number() OVER (PARTITION BY place.environment_id ORDER BY ${placeOrder(sql)}) AS n
-            FROM place WHERE NOT EXISTS (SELECT 1 FROM pinned WHERE pinned.worker_id = place.id AND pinned.k = place.k)
-          ), plan AS (
-            SELECT run_id, worker_id FROM pinned
-            UNION ALL
-            SELECT u.id, spread.id FROM (
-              SELECT c.id, c.environment_id, row_number() OVER (PARTITION BY c.environment_id ORDER BY c.id) AS n
-              FROM c WHERE c.pinned IS NULL) u
-            JOIN spread ON spread.environment_id = u.environment_id AND spread.n = u.n
+          WITH plan AS (
+            SELECT * FROM unnest(${runIds}::uuid[], ${workerIds}::uuid[]) AS p(run_id, worker_id)
           ), moved AS (
             UPDATE runs SET status = 'assigned', worker_id = plan.worker_id, assigned_at = ${now}::timestamptz,
               deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
@@ -96,10 +152,9 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
           ),
           logged AS (${recordRunEvents(sql, { from: sql`moved`, reason: "assigned", at: now })})
           SELECT moved.id, moved.environment_id, moved.worker_id, moved.deadline_at, pg_notify(${assignedChannel}, moved.worker_id::text) FROM moved ORDER BY moved.id`
-        if (assigned.length === 0) return []
         yield* Effect.forEach(new Set(assigned.map((r) => r.worker_id)), wakeups.wake, { discard: true })
         yield* feed.announce(new Set(assigned.map((r) => r.environment_id)))
-        yield* Effect.logDebug("runs assigned").pipe(Effect.annotateLogs({ count: assigned.length }))
+        if (assigned.length > 0) yield* Effect.logDebug("runs assigned").pipe(Effect.annotateLogs({ count: assigned.length }))
         return assigned.map(({ deadline_at, environment_id, id }) => ({ id, environment_id, deadline_at }))
       }).pipe(Effect.orDie, hotSpan("Assignment.assignQueued"))
 
