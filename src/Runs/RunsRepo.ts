@@ -162,16 +162,15 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
                 SELECT 1 FROM runs q WHERE q.environment_id = t.environment_id
                   AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')
             ), slot AS (${
-            freePlaces(
-              sql,
-              now,
-              place,
-              sql`open t JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)`
-            )
+            freePlaces(sql, now, place, {
+              from: sql`open t JOIN workers w ON w.environment_id = t.environment_id AND (t.worker_id IS NULL OR w.id = t.worker_id)`,
+              wanted: requests.length,
+              // Among equals, a worker whose poll waits here. That poll is handed one run.
+              polling: sql`w.id = ANY(${place.claimFor ?? []}::uuid[])`
+            })
           }), pick AS (
-              -- Among equals, a worker whose poll waits here. That poll is handed one run.
-              SELECT id, polling AND k = 0 AS claim, row_number() OVER (ORDER BY ${placeOrder(sql, sql`polling DESC`)}) AS n
-              FROM (SELECT slot.*, slot.id = ANY(${place.claimFor ?? []}::uuid[]) AS polling FROM slot) slot
+              SELECT id, polling AND k = 0 AS claim, row_number() OVER (ORDER BY ${placeOrder(sql)}) AS n
+              FROM slot
               ORDER BY n LIMIT ${requests.length}
             )`
         }, created AS (

@@ -120,6 +120,40 @@ describe("run requests committed in groups (RunRequests)", () => {
         expect([...perWorker.values()]).toEqual([3, 3, 3])
       })))
 
+  it.scoped("with more workers than runs, only the least-loaded workers are given any (one statement or several)", () =>
+    withRequests((t0) =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(t0))
+        const busy = [s, yield* addWorker({ environmentId: s.environmentId }, new Date(t0)), yield* addWorker({ environmentId: s.environmentId }, new Date(t0))]
+        const idle = [yield* addWorker({ environmentId: s.environmentId }, new Date(t0)), yield* addWorker({ environmentId: s.environmentId }, new Date(t0))]
+        const other = yield* addTrigger(s.environmentId)
+        const sql = yield* SqlClient.SqlClient
+        // Two running runs on each busy worker.
+        for (const w of busy) {
+          yield* sql`
+            INSERT INTO runs (id, trigger_id, environment_id, status, worker_id, timeout_seconds, heartbeat_timeout_seconds,
+                              max_retries, created_at, claimed_at, started_at, deadline_at)
+            SELECT gen_random_uuid(), ${other}, ${s.environmentId}, 'running', ${w.workerId}, 3600, 3600, 0,
+                   ${new Date(t0).toISOString()}::timestamptz, ${new Date(t0).toISOString()}::timestamptz,
+                   ${new Date(t0).toISOString()}::timestamptz, ${new Date(t0 + 3_600_000).toISOString()}::timestamptz
+            FROM generate_series(1, 2)`.pipe(Effect.orDie)
+        }
+        const triggerId = yield* addTrigger(s.environmentId)
+        const requests = yield* RunRequests
+        const request = requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey: undefined, actor: actor(s.userId) })
+        // One alone, then three at once (grouped where they meet a statement in flight).
+        yield* request
+        yield* Effect.all([request, request, request], { concurrency: "unbounded" })
+        const rows = yield* runsOf(triggerId)
+        expect(rows.length).toBe(4)
+        expect(rows.every((r) => r.status === "assigned")).toBe(true)
+        // The idle workers reach two runs each before a busy one (two running) would get a third.
+        const perWorker = new Map<string, number>()
+        for (const r of rows) perWorker.set(r.worker_id!, (perWorker.get(r.worker_id!) ?? 0) + 1)
+        expect([...perWorker.keys()].sort()).toEqual(idle.map((w) => w.workerId).sort())
+        expect([...perWorker.values()]).toEqual([2, 2])
+      })))
+
   it.scoped("a waiting claim poll in the group's environment is handed exactly one run; the rest are assigned", () =>
     withRequests((t0) =>
       Effect.gen(function*() {
