@@ -190,48 +190,40 @@ const main = async () => {
         save(results)
       }
     }
-    if (wanted("idle-polls")) {
-      process.stderr.write("[postgres] idle-polls\n")
-      results.idlePolls = await idlePolls({
+    // A scenario of the Postgres pass run on its own service: logged, kept under `key`, saved at once.
+    const scenario = async (name: string, key: string, run: () => Promise<unknown>) => {
+      if (!wanted(name)) return
+      process.stderr.write(`[postgres] ${name}\n`)
+      results[key] = await run()
+      process.stderr.write(`[postgres] ${name}: ${JSON.stringify(results[key])}\n`)
+      save(results)
+    }
+    await scenario("idle-polls", "idlePolls", async () =>
+      idlePolls({
         databaseUrl: await createDatabase(baseUrl, "pts_bench_idle_polls"),
         workers: env("BENCH_IDLE_POLLS", 10_000),
         webConcurrency: process.env.BENCH_IDLE_POLLS_WEB_CONCURRENCY,
         seconds: env("BENCH_IDLE_POLLS_SECONDS", 120)
-      })
-      process.stderr.write(`[postgres] idle-polls: ${JSON.stringify(results.idlePolls)}\n`)
-      save(results)
-    }
-    if (wanted("streaming")) {
-      // The lifecycle with channel workers (runs pushed over the WebSocket), as npm start runs the service.
-      process.stderr.write("[postgres] streaming\n")
-      results.streaming = await streaming({
+      }))
+    // The lifecycle with channel workers (runs pushed over the WebSocket), as npm start runs the service.
+    await scenario("streaming", "streaming", () =>
+      streaming({
         baseUrl,
         webConcurrency: process.env.BENCH_STREAMING_WEB_CONCURRENCY,
         runs: env("BENCH_STREAMING_RUNS", sizes.runs),
         workers: env("BENCH_STREAMING_WORKERS", 8),
         slots: env("BENCH_STREAMING_SLOTS", 50)
-      })
-      process.stderr.write(`[postgres] streaming: ${JSON.stringify(results.streaming)}\n`)
-      save(results)
-    }
-    if (wanted("streaming-idle")) {
-      process.stderr.write("[postgres] streaming-idle\n")
-      results.streamingIdle = await streamingIdle({
+      }))
+    await scenario("streaming-idle", "streamingIdle", () =>
+      streamingIdle({
         baseUrl,
         workers: env("BENCH_STREAMING_IDLE", 10_000),
         webConcurrency: process.env.BENCH_STREAMING_WEB_CONCURRENCY,
         seconds: env("BENCH_STREAMING_IDLE_SECONDS", 60)
-      })
-      process.stderr.write(`[postgres] streaming-idle: ${JSON.stringify(results.streamingIdle)}\n`)
-      save(results)
-    }
-    if (wanted("metrics-off")) {
-      // The same one-call-per-step lifecycle on a service with metrics off: what recording them costs.
-      process.stderr.write("[postgres] metrics-off\n")
-      results.metricsOff = await metricsOffPass(await createDatabase(baseUrl, "pts_bench_nometrics"), sizes)
-      process.stderr.write(`[postgres] metrics-off: ${JSON.stringify(results.metricsOff)}\n`)
-      save(results)
-    }
+      }))
+    // The same one-call-per-step lifecycle on a service with metrics off: what recording them costs.
+    await scenario("metrics-off", "metricsOff", async () =>
+      metricsOffPass(await createDatabase(baseUrl, "pts_bench_nometrics"), sizes))
     if (wanted("graphile")) {
       process.stderr.write("[reference] graphile-worker\n")
       const graphileDb = await createDatabase(baseUrl, "pts_bench_graphile")

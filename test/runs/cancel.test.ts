@@ -29,6 +29,28 @@ const runningRun = (env: TestEnv, triggerId: string, worker: Worker) =>
     return runId
   })
 
+/** A running run of a fresh environment's worker, and that worker's poll. */
+const runningWithPoll = Effect.gen(function*() {
+  const env = yield* setupEnvironment()
+  const worker = yield* registerWorker(env)
+  const trigger = yield* createTrigger(env, { heartbeatTimeoutSeconds: 60 })
+  const runId = yield* runningRun(env, trigger.id, worker)
+  const poll = (query: string) => call("GET", `/api/v1/workers/${worker.workerId}/poll${query}`, { bearer: worker.token })
+  return { env, worker, runId, poll }
+})
+
+/** Starts `poll`, lets it wait, cancels the run meanwhile: the poll's answer, which must come well before its wait ends. */
+const cancelDuring = <A, E, R>(poll: Effect.Effect<A, E, R>, runId: string, env: TestEnv) =>
+  Effect.gen(function*() {
+    const waiting = yield* Effect.fork(poll)
+    yield* Effect.sleep("500 millis")
+    const started = Date.now()
+    expect((yield* cancel(runId, { cookie: env.user.cookie })).status).toBe(200)
+    const answer = yield* Fiber.join(waiting)
+    expect(Date.now() - started).toBeLessThan(5_000)
+    return answer
+  })
+
 const runsOf = (triggerId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ id: string; status: string; attempt: number }>`SELECT id, status, attempt FROM runs WHERE trigger_id = ${triggerId} ORDER BY id`).pipe(
@@ -138,19 +160,11 @@ withLayer(layer({ webhookAllowPrivateNetworks: true, cancelGraceSeconds: 1 }), {
 
     it.effect("the worker's poll names its runs whose cancel was requested; a cancel ends a waiting long poll at once", () =>
       Effect.gen(function*() {
-        const env = yield* setupEnvironment()
-        const worker = yield* registerWorker(env)
-        const trigger = yield* createTrigger(env, { heartbeatTimeoutSeconds: 60 })
-        const runId = yield* runningRun(env, trigger.id, worker)
-        const poll = (query: string) => call("GET", `/api/v1/workers/${worker.workerId}/poll${query}`, { bearer: worker.token })
+        const { env, poll, runId, worker } = yield* runningWithPoll
         expect((yield* poll("")).body).toEqual({ runs: [], cancelRequested: [] })
 
-        const waiting = yield* Effect.fork(poll("?wait=20&claim=true"))
-        yield* Effect.sleep("500 millis")
         const started = Date.now()
-        expect((yield* cancel(runId, { cookie: env.user.cookie })).status).toBe(200)
-        const answer = yield* Fiber.join(waiting)
-        expect(Date.now() - started).toBeLessThan(5_000)
+        const answer = yield* cancelDuring(poll("?wait=20&claim=true"), runId, env)
         expect(answer.body).toEqual({ runs: [], cancelRequested: [runId] })
         // A long poll that starts with a request pending does not wait either.
         const again = yield* poll("?wait=20")
@@ -162,22 +176,13 @@ withLayer(layer({ webhookAllowPrivateNetworks: true, cancelGraceSeconds: 1 }), {
 
     it.effect("a plain long poll (no claim) is ended by a cancel request too, and one that nothing wakes answers empty at its end", () =>
       Effect.gen(function*() {
-        const env = yield* setupEnvironment()
-        const worker = yield* registerWorker(env)
-        const trigger = yield* createTrigger(env, { heartbeatTimeoutSeconds: 60 })
-        const runId = yield* runningRun(env, trigger.id, worker)
-        const poll = (query: string) => call("GET", `/api/v1/workers/${worker.workerId}/poll${query}`, { bearer: worker.token })
+        const { env, poll, runId } = yield* runningWithPoll
         // Nothing wakes it: empty at the end of its wait (the answer is not read again).
         const t0 = Date.now()
         expect((yield* poll("?wait=1")).body).toEqual({ runs: [], cancelRequested: [] })
         expect(Date.now() - t0).toBeGreaterThanOrEqual(900)
 
-        const waiting = yield* Effect.fork(poll("?wait=20"))
-        yield* Effect.sleep("500 millis")
-        const started = Date.now()
-        expect((yield* cancel(runId, { cookie: env.user.cookie })).status).toBe(200)
-        const answer = yield* Fiber.join(waiting)
-        expect(Date.now() - started).toBeLessThan(5_000)
+        const answer = yield* cancelDuring(poll("?wait=20"), runId, env)
         expect(answer.body).toEqual({ runs: [], cancelRequested: [runId] })
       }))
 
