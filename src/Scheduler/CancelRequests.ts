@@ -3,7 +3,7 @@ import type { AuditAction } from "../Audit/AuditLog.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import type { RunRow } from "../Runs/Run.js"
 import type { Terminal, TerminalStatement } from "./Terminal.js"
-import { nowIso } from "./Time.js"
+import { nowIso } from "../Domain/Time.js"
 import type { TransitionKit } from "./TransitionKit.js"
 
 /**

@@ -8,7 +8,7 @@ import * as Detached from "../Concurrency/Detached.js"
 import * as Grouped from "../Concurrency/Grouped.js"
 import type { RunStatus } from "../Runs/Run.js"
 import type { Assignment } from "./Assignment.js"
-import { toMillis } from "./Time.js"
+import { toMillis } from "../Domain/Time.js"
 import type { Terminal, Transitions } from "./Transitions.js"
 
 interface DeadlineRow {

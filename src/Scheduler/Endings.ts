@@ -6,7 +6,7 @@ import { toRun } from "../Runs/Run.js"
 import { recordRunEvents } from "../Runs/RunTimeline.js"
 import type { RunRejection } from "./RunRejection.js"
 import type { Terminal, TerminalStatement } from "./Terminal.js"
-import { nowIso } from "./Time.js"
+import { nowIso } from "../Domain/Time.js"
 import type { TransitionKit } from "./TransitionKit.js"
 
 export interface Completion {

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
-import { nowIso } from "./Time.js"
+import { nowIso } from "../Domain/Time.js"
 import { Wakeups } from "./Wakeups.js"
 
 /**

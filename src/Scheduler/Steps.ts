@@ -4,7 +4,7 @@ import * as Metrics from "../Observability/Metrics.js"
 import type { PolledRow, RunRow } from "../Runs/Run.js"
 import { recordRunEvents } from "../Runs/RunTimeline.js"
 import type { RunRejection, WorkerStep } from "./RunRejection.js"
-import { nowIso } from "./Time.js"
+import { nowIso } from "../Domain/Time.js"
 import type { TransitionKit } from "./TransitionKit.js"
 
 /** Dispatch latency (request to claim) of runs just claimed. */

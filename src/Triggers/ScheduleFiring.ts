@@ -11,7 +11,7 @@ import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
 import * as Metrics from "../Observability/Metrics.js"
 import { Supervisor } from "../Scheduler/Supervisor.js"
-import { toMillis } from "../Scheduler/Time.js"
+import { toMillis } from "../Domain/Time.js"
 import * as Ticks from "./Schedule.js"
 import { schedulesChannel } from "./ScheduleSignal.js"
 

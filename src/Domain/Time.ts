@@ -2,8 +2,8 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 
 /**
- * The scheduler's "now", as an ISO timestamp for SQL parameters. Every
- * timestamp and deadline the scheduler writes is computed from this (never
+ * The service's "now", as an ISO timestamp for SQL parameters. Every
+ * timestamp and deadline the run store and the scheduler write is computed from this (never
  * from the database's `now()`), so a `TestClock` drives timeouts in tests and
  * the sleep of a supervision fiber and the deadline it enforces share one clock.
  */
