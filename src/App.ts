@@ -13,7 +13,7 @@ import { Members } from "./Tenancy/Members.js"
 import { Workspaces } from "./Tenancy/Workspaces.js"
 import { AuthLive } from "./Auth/Http.js"
 import { LoginThrottle } from "./Auth/LoginThrottle.js"
-import { AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive } from "./Auth/SecurityLive.js"
+import * as Authentication from "./Auth/Authentication.js"
 import { Sessions } from "./Auth/Sessions.js"
 import { WorkerTokenTrust } from "./Auth/WorkerTokenTrust.js"
 import { Users } from "./Auth/Users.js"
@@ -21,7 +21,7 @@ import { SecretBox } from "./Crypto/SecretBox.js"
 import { HealthLive, rootProbes } from "./Health/Http.js"
 import { drainOnSignal, Readiness } from "./Health/Readiness.js"
 import * as DrainingServer from "./Http/DrainingServer.js"
-import { layer as AppConfigLive } from "./Config/AppConfig.js"
+import * as AppConfig from "./Config/AppConfig.js"
 import * as Tuning from "./Config/Tuning.js"
 import * as Tracing from "./Config/Tracing.js"
 import * as Database from "./Db/Database.js"
@@ -59,11 +59,11 @@ import * as RequestLog from "./Observability/RequestLog.js"
 import * as KeyCheck from "./Config/KeyCheck.js"
 import * as JsonBody from "./Http/JsonBody.js"
 import { McpLive } from "./Mcp/Http.js"
-import { McpAuthenticationLive } from "./Mcp/Authentication.js"
+import * as McpAuthentication from "./Mcp/Authentication.js"
 import * as WorkerChannel from "./WorkerChannel/Http.js"
 
 /** Domain services; they need a `SqlClient`, `AppConfig` and `Tuning` from the host. */
-export const ServicesLive = Layer.mergeAll(
+export const layerServices = Layer.mergeAll(
   Users.Default,
   Sessions.Default,
   LoginThrottle.Default,
@@ -101,25 +101,26 @@ export const ServicesLive = Layer.mergeAll(
  * when the app's scope closes.
  */
 /** Deletes history older than `RUN_RETENTION_DAYS` (when set), in small batches on a fiber of its own. */
-const RetentionLive = retentionPasses.pipe(
+const retention = retentionPasses.pipe(
   Layer.provide(Retention.Default),
   Layer.provide(RetentionConfig.layer)
 )
 
-export const BackgroundLive = Layer.mergeAll(RunRequests.Default, RunCancellation.Default, ScheduleFiring.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer, RetentionLive)),
+export const layerBackground = Layer.mergeAll(RunRequests.Default, RunCancellation.Default, ScheduleFiring.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer, retention)),
   // One handoff for both: terminal transitions hand their webhooks to this instance's delivery loop.
   Layer.provide(DeliveryHandoff.layer)
 )
 
-const SecurityLive = Layer.mergeAll(AuthenticationLive, UserAuthenticationLive, WorkerAuthenticationLive, McpAuthenticationLive)
+// The server side of the contract's security middleware tags.
+const security = Layer.mergeAll(Authentication.layer, Authentication.layerUser, Authentication.layerWorker, McpAuthentication.layer)
 
-export const ApiLive = HttpApiBuilder.api(Api).pipe(
+export const layerApi = HttpApiBuilder.api(Api).pipe(
   Layer.provide([HealthLive, AuthLive, TenancyLive, ApiKeysLive, AuditLive, TriggersLive, WorkersLive, DashboardLive, WebhooksLive, RunsLive, EventsLive, WorkerProtocolLive, McpLive]),
-  Layer.provide(SecurityLive)
+  Layer.provide(security)
 )
 
-const CorsLive = Layer.unwrapEffect(
+const cors = Layer.unwrapEffect(
   Effect.map(Origins, (origins) =>
     HttpApiBuilder.middlewareCors({
       allowedOrigins: (origin) => origins.isAllowed(origin),
@@ -134,16 +135,16 @@ const CorsLive = Layer.unwrapEffect(
  * The HTTP application: every endpoint, the OpenAPI document, the docs page,
  * CORS and the error model. Needs an `HttpServer`, a `SqlClient`, `AppConfig` and `Tuning`.
  */
-export const HttpLive = HttpApiBuilder.serve((app) => RequestLog.middleware()(JsonBody.middleware(app))).pipe(
+export const layerHttp = HttpApiBuilder.serve((app) => RequestLog.middleware()(JsonBody.middleware(app))).pipe(
   Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
   Layer.provide([rootProbes, MetricsRoute.layer, WorkerChannel.layer]),
   Layer.provide(WebRoutes.layer()),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/v1/openapi.json" })),
   Layer.provide(ErrorMiddleware.layer),
-  Layer.provide(CorsLive),
-  Layer.provide(ApiLive),
-  Layer.provide(BackgroundLive),
-  Layer.provide(ServicesLive),
+  Layer.provide(cors),
+  Layer.provide(layerApi),
+  Layer.provide(layerBackground),
+  Layer.provide(layerServices),
   HttpServer.withLogAddress
 )
 
@@ -153,13 +154,13 @@ export const HttpLive = HttpApiBuilder.serve((app) => RequestLog.middleware()(Js
  * database from the environment, telemetry, the shutdown deadline. The drain
  * hook is built after the server, so on shutdown it is released first (see `drainOnSignal`).
  */
-export const ServiceLive = drainOnSignal.pipe(
-  Layer.provide(HttpLive),
+export const layer = drainOnSignal.pipe(
+  Layer.provide(layerHttp),
   Layer.provide(DrainingServer.layer),
   Layer.provide(Database.layer),
   Layer.provide(Readiness.Default),
   Layer.merge(DrainingServer.deadline),
-  Layer.provide(AppConfigLive),
+  Layer.provide(AppConfig.layer),
   Layer.provide(Tuning.layerFromEnv()),
   Layer.provide(Tracing.layer)
 )

@@ -13,7 +13,7 @@ export const workerRevokedChannel = "pts_worker_revoked"
 
 /**
  * The `wkt_` tokens this instance verified in the last second (see
- * `SecurityLive.WorkerAuthenticationLive`), shared with whatever revokes a
+ * `Authentication.layerWorker`), shared with whatever revokes a
  * worker. A revocation is announced with NOTIFY in its own transaction, so
  * every instance (this one too) forgets the worker's token as soon as the
  * revocation commits, rather than trusting it for the rest of its second.

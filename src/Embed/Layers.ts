@@ -8,7 +8,7 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import * as path from "node:path"
-import { BackgroundLive, HttpLive, ServicesLive } from "../App.js"
+import * as App from "../App.js"
 import { migrate } from "../Db/Migrations.js"
 import { Notifications } from "../Db/Notifications.js"
 import * as PgliteClient from "../Db/PgliteClient.js"
@@ -45,10 +45,10 @@ const NotificationsFromHost: Layer.Layer<Notifications> = Layer.effect(
 export type Services = Layer.Layer.Success<typeof core>
 
 const core = PipelineTriggers.Default.pipe(
-  // The same layer values App.ts composes into HttpLive: built together with it,
+  // The same layer values App.ts composes into `layerHttp`: built together with it,
   // they are shared (one scheduler, one terminal-run stream), not duplicated.
-  Layer.provideMerge(BackgroundLive),
-  Layer.provideMerge(ServicesLive),
+  Layer.provideMerge(App.layerBackground),
+  Layer.provideMerge(App.layerServices),
   Layer.provideMerge(ConfigFromEmbedding)
 )
 
@@ -80,7 +80,7 @@ const ClientInOurSchema: Layer.Layer<SqlClient.SqlClient | ServiceSql, SqlError,
  * The scheduler on the host's own `SqlClient` (a Postgres database) with the
  * config from `PipelineTriggersConfig`. Every table, and the `pts_migrations`
  * bookkeeping, lives in the configured schema (default `pipeline_triggers`).
- * Also outputs `AppConfig`, `Tuning` and `Notifications`, so `HttpLive` can be mounted
+ * Also outputs `AppConfig`, `Tuning` and `Notifications`, so `App.layerHttp` can be mounted
  * on the same instance.
  */
 export const layer = migrated(core).pipe(
@@ -113,4 +113,4 @@ export const layerEmbedded = (options: PipelineTriggersOptions & { readonly inMe
  * `HttpServer`; provide it with one of the layers above, e.g.
  * `PipelineTriggers.layerHttp.pipe(Layer.provide(NodeHttpServer.layer(...)), Layer.provideMerge(layerEmbedded()))`.
  */
-export const layerHttp = HttpLive.pipe(Layer.provide(Layer.effect(SqlClient.SqlClient, ServiceSql)))
+export const layerHttp = App.layerHttp.pipe(Layer.provide(Layer.effect(SqlClient.SqlClient, ServiceSql)))

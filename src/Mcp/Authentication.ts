@@ -11,7 +11,7 @@ import { McpAuthentication, type McpGrant } from "./Api.js"
  * deleting the trigger makes the old one 401 at once, on every instance.
  * One indexed read (`triggers_mcp_token`) per MCP call.
  */
-export const McpAuthenticationLive = Layer.effect(
+export const layer = Layer.effect(
   McpAuthentication,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

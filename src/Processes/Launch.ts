@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import cluster from "node:cluster"
-import { layer as AppConfigLive } from "../Config/AppConfig.js"
+import * as AppConfig from "../Config/AppConfig.js"
 import * as Tuning from "../Config/Tuning.js"
 import * as Logging from "../Config/Logging.js"
 import * as StartupFailure from "../Config/StartupFailure.js"
@@ -10,7 +10,7 @@ import * as Primary from "./Primary.js"
 import { processCount } from "./ProcessCount.js"
 
 // Imported when this process runs the service: a primary of several never loads the app.
-const service = Effect.flatMap(Effect.promise(() => import("../App.js")), (app) => Layer.launch(app.ServiceLive))
+const service = Effect.flatMap(Effect.promise(() => import("../App.js")), (app) => Layer.launch(app.layer))
 
 /**
  * One of several service processes. Its primary passes SIGTERM on and a
@@ -30,7 +30,7 @@ const worker = Effect.suspend(() => {
 const primary = Effect.flatMap(processCount, (count): Effect.Effect<void, unknown> =>
   count <= 1 ? service : Primary.run(count).pipe(
     Effect.annotateLogs({ process: "primary", pid: process.pid }),
-    Effect.provide(Layer.merge(AppConfigLive, Tuning.layerFromEnv()))
+    Effect.provide(Layer.merge(AppConfig.layer, Tuning.layerFromEnv()))
   )
 )
 

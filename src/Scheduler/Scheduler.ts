@@ -23,7 +23,7 @@ export type Services = WorkerProtocol | Revocation | Supervisor | Assignment | T
  * layer and interrupted when its scope closes) and the terminal-run stream.
  * The database (`SqlClient`, `Notifications`) stays a requirement, so the
  * embedding program chooses it; the schema comes from `Db/Migrations`; so
- * does the run store it creates runs through (`RunsRepo`, in `App.ServicesLive`). So
+ * does the run store it creates runs through (`RunsRepo`, in `App.layerServices`). So
  * does the port to webhook delivery (`TerminalHandoff`): `Webhooks/Handoff`
  * where this instance runs a delivery loop, `TerminalHandoff.none` where not.
  */

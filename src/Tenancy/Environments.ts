@@ -15,7 +15,7 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const audit = yield* AuditLog
-    // Required, not a dependency: it must be the instance authentication uses (see `App.ServicesLive`).
+    // Required, not a dependency: it must be the instance authentication uses (see `App.layerServices`).
     const apiKeys = yield* ApiKeys
 
     const lockedName = SqlSchema.findOne({

@@ -161,7 +161,7 @@ export const run = (options: Partial<DeliveryOptions> = {}) =>
     })
   }).pipe(Effect.annotateLogs({ service: "webhook-delivery" }))
 
-/** The delivery loop as a background layer (see `App.BackgroundLive`). */
+/** The delivery loop as a background layer (see `App.layerBackground`). */
 export const layerWith = (options: Partial<DeliveryOptions> = {}) => Layer.scopedDiscard(run(options))
 
 export const layer = layerWith()

@@ -8,7 +8,7 @@ import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { WorkerAuthentication } from "../Auth/Security.js"
-import { WorkerAuthenticationLive } from "../Auth/SecurityLive.js"
+import * as Authentication from "../Auth/Authentication.js"
 import { enabled } from "./Config.js"
 import { Connections } from "./Connections.js"
 import { connectionHeader, handlers } from "./Handlers.js"
@@ -65,5 +65,5 @@ export const layer = HttpApiBuilder.Router.use((router) =>
   })
 ).pipe(
   Layer.provide(handlers),
-  Layer.provide(Layer.mergeAll(Connections.Default, Pushes.Default, serialization, WorkerAuthenticationLive))
+  Layer.provide(Layer.mergeAll(Connections.Default, Pushes.Default, serialization, Authentication.layerWorker))
 )

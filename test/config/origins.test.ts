@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AppConfig, layer as AppConfigLive } from "../../src/Config/AppConfig.js"
+import { AppConfig, layer as appConfigLayer } from "../../src/Config/AppConfig.js"
 import { Origins } from "../../src/Http/Origins.js"
 
 const secrets = {
@@ -16,7 +16,7 @@ const originsFrom = (env: Record<string, string>) =>
     const config = yield* AppConfig
     return { origins, config }
   }).pipe(
-    Effect.provide(Origins.Default.pipe(Layer.provideMerge(AppConfigLive))),
+    Effect.provide(Origins.Default.pipe(Layer.provideMerge(appConfigLayer))),
     Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...secrets, ...env }))))
   )
 

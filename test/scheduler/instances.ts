@@ -9,7 +9,7 @@ import * as Scope from "effect/Scope"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { HttpLive } from "../../src/App.js"
+import { layerHttp } from "../../src/App.js"
 import { testConfig as configWith } from "../support/TestConfig.js"
 import { migrate } from "../../src/Db/Migrations.js"
 import type { Notifications } from "../../src/Db/Notifications.js"
@@ -43,7 +43,7 @@ export const databaseLayer = (location: Location): Layer.Layer<Db> =>
 
 /** One app instance (HTTP server and background fibers) on the given database context. */
 export const appLayer = (db: Context.Context<Db>) =>
-  HttpLive.pipe(
+  layerHttp.pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(Layer.succeedContext(db)),
     Layer.provideMerge(configWith({ publicUrl: origin })),

@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { createServer } from "node:http"
 import { type BrowserContext, chromium, type Page } from "playwright-core"
-import { HttpLive } from "../../src/App.js"
+import { layerHttp } from "../../src/App.js"
 import { testConfig as configWith, type TestSettings } from "./TestConfig.js"
 import * as TestDatabase from "./TestDatabase.js"
 
@@ -35,7 +35,7 @@ export const serviceLayerWith = (overrides: TestSettings = {}) =>
   Layer.unwrapEffect(
     Effect.map(freePort, (port) => {
       const url = `http://127.0.0.1:${port}`
-      return HttpLive.pipe(
+      return layerHttp.pipe(
         Layer.provideMerge(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" })),
         Layer.provideMerge(TestDatabase.layer),
         Layer.provideMerge(configWith({ ...overrides, publicUrl: url })),

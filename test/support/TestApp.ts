@@ -2,7 +2,7 @@ import { HttpClient, HttpClientRequest, HttpClientResponse, HttpServer } from "@
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { HttpLive } from "../../src/App.js"
+import { layerHttp } from "../../src/App.js"
 import { testConfig as configWith, type TestSettings } from "./TestConfig.js"
 import * as NodeServer from "../../src/Http/NodeServer.js"
 import * as TestDatabase from "./TestDatabase.js"
@@ -34,7 +34,7 @@ const serverAndClient = HttpServer.layerTestClient.pipe(
  * database: the same layers `main.ts` runs, nothing mocked.
  */
 export const layer = (config: TestSettings = {}) =>
-  HttpLive.pipe(
+  layerHttp.pipe(
     Layer.provideMerge(serverAndClient),
     Layer.provideMerge(TestDatabase.layer),
     Layer.provideMerge(configWith({ publicUrl: origin, ...config }))

@@ -49,7 +49,7 @@ const makeApiKeyAuth = Effect.gen(function*() {
     })
 })
 
-export const AuthenticationLive = Layer.effect(
+export const layer = Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const cookie = yield* makeCookieAuth
@@ -62,7 +62,7 @@ export const AuthenticationLive = Layer.effect(
   })
 )
 
-export const UserAuthenticationLive = Layer.effect(
+export const layerUser = Layer.effect(
   UserAuthentication,
   Effect.gen(function*() {
     const cookie = yield* makeCookieAuth
@@ -75,7 +75,7 @@ export const UserAuthenticationLive = Layer.effect(
 
 export { workerTokenTrustMillis } from "./WorkerTokenTrust.js"
 
-export const WorkerAuthenticationLive = Layer.effect(
+export const layerWorker = Layer.effect(
   WorkerAuthentication,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
