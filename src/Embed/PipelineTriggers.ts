@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
@@ -12,7 +13,7 @@ import { uuidv7 } from "../Crypto/Ids.js"
 import { type Forbidden, NotFound, ValidationError } from "../Domain/Errors.js"
 import { isUuid } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Schemas.js"
-import { type Run, type RunRow, type RunStatus, terminalStatuses, toRun } from "../Runs/Run.js"
+import { type Run, RunRow, type RunStatus, terminalStatuses, toRun } from "../Runs/Run.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
 import { RunEvents } from "../Scheduler/RunEvents.js"
 import { type FeedEvent, RunFeed, type SlowSubscriber } from "../Scheduler/RunFeed.js"
@@ -77,14 +78,20 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
     const workers = yield* Workers
 
     // The password hash is not a scrypt string, so no password ever verifies against it.
-    const principal: Effect.Effect<Actor> = yield* Effect.cached(
-      sql<{ id: string }>`
+    const principalUser = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (email) =>
+        sql`
         WITH inserted AS (
-          INSERT INTO users (id, email, password_hash) VALUES (${uuidv7()}, ${config.principalEmail}, '!')
+          INSERT INTO users (id, email, password_hash) VALUES (${uuidv7()}, ${email}, '!')
           ON CONFLICT (email) DO NOTHING RETURNING id
         )
-        SELECT id FROM inserted UNION ALL SELECT id FROM users WHERE email = ${config.principalEmail}`.pipe(
-        Effect.map((rows): Actor => ({ _tag: "User", userId: rows[0]!.id, sessionHash: "" })),
+        SELECT id FROM inserted UNION ALL SELECT id FROM users WHERE email = ${email}`
+    })
+    const principal: Effect.Effect<Actor> = yield* Effect.cached(
+      principalUser(config.principalEmail).pipe(
+        Effect.map((user): Actor => ({ _tag: "User", userId: user.id, sessionHash: "" })),
         Effect.orDie
       )
     )
@@ -135,10 +142,16 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
         return toRun(created.run)
       }).pipe(Effect.withSpan("PipelineTriggers.startRun"))
 
+    const runById = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: RunRow,
+      execute: (id) => sql`SELECT * FROM runs WHERE id = ${id}`
+    })
+
     const getRun = (runId: string): Effect.Effect<Run, NotFound> =>
       runIdOf(runId).pipe(
-        Effect.flatMap((id) => sql<RunRow>`SELECT * FROM runs WHERE id = ${id}`.pipe(Effect.orDie)),
-        Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(NotFound.of("run")) : Effect.succeed(toRun(rows[0])))
+        Effect.flatMap((id) => Effect.orDie(runById(id))),
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(NotFound.of("run")), onSome: (row) => Effect.succeed(toRun(row)) }))
       )
 
     /** Newest first, at most `limit` (default 50). */

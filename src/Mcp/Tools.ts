@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -9,7 +10,7 @@ import * as Schema from "effect/Schema"
 import { CurrentActor } from "../Auth/Security.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Page } from "../Domain/Schemas.js"
-import { Run, type RunRow, terminalStatuses, toRun } from "../Runs/Run.js"
+import { Run, RunRow, terminalStatuses, toRun } from "../Runs/Run.js"
 import { RunCancellation } from "../Runs/Cancellation.js"
 import { RunRequests } from "../Runs/RunRequests.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
@@ -87,11 +88,14 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
     const policy = yield* Policy
     const cancellation = yield* RunCancellation
 
+    const grantedRun = SqlSchema.findOne({
+      Request: Schema.Struct({ runId: Schema.String, triggerId: Schema.String }),
+      Result: RunRow,
+      execute: ({ runId, triggerId }) => sql`SELECT * FROM runs WHERE id = ${runId} AND trigger_id = ${triggerId}`
+    })
+
     const findRun = (grant: McpGrant, runId: string): Effect.Effect<RunRow | undefined> =>
-      sql<RunRow>`SELECT * FROM runs WHERE id = ${runId} AND trigger_id = ${grant.triggerId}`.pipe(
-        Effect.map((rows) => rows[0]),
-        Effect.orDie
-      )
+      grantedRun({ runId, triggerId: grant.triggerId }).pipe(Effect.orDie, Effect.map(Option.getOrUndefined))
 
     const runResult = (row: RunRow) => Effect.map(Effect.orDie(encodeRun(toRun(row))), (run) => run as Record<string, unknown>)
 

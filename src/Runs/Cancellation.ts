@@ -1,5 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { actorColumns } from "../Audit/AuditLog.js"
 import { CurrentActor } from "../Auth/Security.js"
 import { RunNotFound, type RunRejection, RunStateConflict } from "../Scheduler/RunRejection.js"
@@ -9,7 +12,7 @@ import { Transitions } from "../Scheduler/Transitions.js"
 import { assignedChannel, Wakeups } from "../Scheduler/Wakeups.js"
 import { Policy } from "../Tenancy/Policy.js"
 import type { InsufficientRole, NotVisible } from "../Tenancy/TenancyErrors.js"
-import type { RunRow } from "./Run.js"
+import { RunRow } from "./Run.js"
 
 /**
  * `POST /runs/{id}/cancel`: the caller's right to it (operator+ in the run's
@@ -27,13 +30,16 @@ export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Can
     const wakeups = yield* Wakeups
     const policy = yield* Policy
 
-    const find = (runId: string, environmentId?: string) =>
-      sql<RunRow>`
-        SELECT * FROM runs WHERE id = ${runId}
-        ${environmentId === undefined ? sql`` : sql`AND environment_id = ${environmentId}`}`.pipe(
-        Effect.orDie,
-        Effect.map((rows) => rows[0])
-      )
+    const run = SqlSchema.findOne({
+      Request: Schema.Struct({ runId: Schema.String, environmentId: Schema.UndefinedOr(Schema.String) }),
+      Result: RunRow,
+      execute: ({ environmentId, runId }) =>
+        sql`SELECT * FROM runs WHERE id = ${runId}
+            ${environmentId === undefined ? sql`` : sql`AND environment_id = ${environmentId}`}`
+    })
+
+    const find = (runId: string, environmentId?: string): Effect.Effect<RunRow | undefined> =>
+      run({ runId, environmentId }).pipe(Effect.orDie, Effect.map(Option.getOrUndefined))
 
     // `runId` is a decoded path id (see Domain/Ids.pathId) or a stored one (MCP's cancel_run looks the run up first).
     const cancel = Effect.fn("Runs.cancel")(function*(runId: string) {

@@ -38,36 +38,42 @@ export const Run = Schema.Struct({
 }).annotations({ identifier: "Run" })
 export type Run = typeof Run.Type
 
-/** A `runs` row as the database returns it (numeric and bigint come back as text). */
-export interface RunRow {
-  readonly id: string
-  readonly trigger_id: string
-  readonly environment_id: string
-  readonly status: RunStatus
-  readonly attempt: number
-  readonly retry_of_run_id: string | null
-  readonly worker_id: string | null
-  readonly input: unknown
-  readonly duration_ms: number | string | null
-  readonly short_message: string | null
-  readonly error_message: string | null
-  readonly cost_usd: string | null
-  readonly fault_class: FaultClass | null
-  readonly idempotency_key: string | null
-  readonly timeout_seconds: number
-  readonly heartbeat_timeout_seconds: number
-  readonly max_retries: number
-  readonly webhook_url: string | null
-  readonly webhook_secret_enc: string | null
-  readonly deadline_at: Date | null
-  readonly created_at: Date
-  readonly assigned_at: Date | null
-  readonly claimed_at: Date | null
-  readonly started_at: Date | null
-  readonly last_heartbeat_at: Date | null
-  readonly ended_at: Date | null
-  readonly cancel_requested_at: Date | null
-}
+/**
+ * A `runs` row as the database returns it (timestamptz as `Date`; bigint and
+ * numeric as text on both backends; `duration_ms` is a number where a
+ * statement computes it as int).
+ */
+export const RunRow = Schema.Struct({
+  id: Schema.String,
+  trigger_id: Schema.String,
+  environment_id: Schema.String,
+  status: RunStatus,
+  attempt: Schema.Number,
+  retry_of_run_id: Schema.NullOr(Schema.String),
+  worker_id: Schema.NullOr(Schema.String),
+  /** Any JSON; SQL NULL when the run has no input. */
+  input: Schema.Unknown,
+  duration_ms: Schema.NullOr(Schema.Union(Schema.Number, Schema.String)),
+  short_message: Schema.NullOr(Schema.String),
+  error_message: Schema.NullOr(Schema.String),
+  cost_usd: Schema.NullOr(Schema.String),
+  fault_class: Schema.NullOr(FaultClass),
+  idempotency_key: Schema.NullOr(Schema.String),
+  timeout_seconds: Schema.Number,
+  heartbeat_timeout_seconds: Schema.Number,
+  max_retries: Schema.Number,
+  webhook_url: Schema.NullOr(Schema.String),
+  webhook_secret_enc: Schema.NullOr(Schema.String),
+  deadline_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.DateFromSelf,
+  assigned_at: Schema.NullOr(Schema.DateFromSelf),
+  claimed_at: Schema.NullOr(Schema.DateFromSelf),
+  started_at: Schema.NullOr(Schema.DateFromSelf),
+  last_heartbeat_at: Schema.NullOr(Schema.DateFromSelf),
+  ended_at: Schema.NullOr(Schema.DateFromSelf),
+  cancel_requested_at: Schema.NullOr(Schema.DateFromSelf)
+})
+export interface RunRow extends Schema.Schema.Type<typeof RunRow> {}
 
 // PGlite hands back timestamptz as Date, node-postgres too; a string slips
 // through only from raw queries, so normalise defensively.
