@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import { RunStore } from "../Runs/RunStore.js"
 import * as CancelRequests from "./CancelRequests.js"
 import * as Endings from "./Endings.js"
 import * as Steps from "./Steps.js"
@@ -10,11 +11,9 @@ export type { Completion } from "./Endings.js"
 export type { Terminal } from "./Terminal.js"
 
 /**
- * The run state machine after assignment. Every transition is one conditional
- * UPDATE ... RETURNING: the row count decides, so a transition from the wrong
- * state changes nothing, and with two instances each happens exactly once.
- * A deadline that has passed counts as a wrong state: the supervisor is about
- * to time the run out, and a late heartbeat must not resurrect it.
+ * The run state machine after assignment: each transition is a statement of
+ * the run store (`RunStore`), followed here by what this instance does about
+ * it (the live feed, the terminal-run stream, webhook handoff, metrics).
  */
 export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transitions", {
   effect: Effect.gen(function*() {
@@ -22,5 +21,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     // This instance's delivery loop, or the port's `none` (see `TerminalHandoff`).
     const terminal = TerminalStatement.make(kit, yield* TerminalHandoff)
     return { ...Steps.make(kit), ...Endings.make(kit, terminal), ...CancelRequests.make(kit, terminal) } as const
-  })
+  }),
+  // So `Transitions.Default` stands alone as a layer (the store holds no state).
+  dependencies: [RunStore.Default]
 }) {}

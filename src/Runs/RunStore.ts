@@ -1,0 +1,23 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as Effect from "effect/Effect"
+import { Tuning } from "../Config/Tuning.js"
+import * as SetClauses from "./Store/SetClauses.js"
+import * as Steps from "./Store/Steps.js"
+
+/**
+ * Every statement that moves a run, each a function that runs it and answers
+ * its rows. Every transition is one conditional UPDATE ... RETURNING: the row
+ * count decides, so a transition from the wrong state changes nothing, and
+ * with two instances each happens exactly once. A deadline that has passed
+ * counts as a wrong state: the supervisor is about to time the run out, and a
+ * late heartbeat must not resurrect it. What follows a statement (the live
+ * feed, the terminal-run stream, wake-ups, metrics) is the scheduler's.
+ */
+export class RunStore extends Effect.Service<RunStore>()("Runs/Store", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const { cancelGraceSeconds } = yield* Tuning
+    const clauses = SetClauses.make(sql, cancelGraceSeconds)
+    return { ...Steps.make(sql, clauses) } as const
+  })
+}) {}
