@@ -14,7 +14,7 @@ import {
 import { HealthApi } from "./Health/Api.js"
 import { EventsApi } from "./Events/Api.js"
 import { RunsApi } from "./Runs/Api.js"
-import { WorkerApi } from "./Scheduler/WorkerApi.js"
+import { WorkerApi } from "./WorkerProtocol/Api.js"
 import { EnvironmentsApi, WorkspacesApi } from "./Tenancy/Api.js"
 import { TriggersApi } from "./Triggers/Api.js"
 import { WebhooksApi } from "./Webhooks/Api.js"

@@ -32,7 +32,8 @@ import { RunCancellation } from "./Runs/Cancellation.js"
 import { RunRequests } from "./Runs/RunRequests.js"
 import { RunsRepo } from "./Runs/RunsRepo.js"
 import * as Scheduler from "./Scheduler/Scheduler.js"
-import { WorkerProtocolLive } from "./Scheduler/WorkerHttp.js"
+import { WorkerProtocolLive } from "./WorkerProtocol/Http.js"
+import { WorkerProtocol } from "./WorkerProtocol/WorkerProtocol.js"
 import { UrlGuard } from "./Webhooks/UrlGuard.js"
 import { DeliveriesRepo } from "./Webhooks/DeliveriesRepo.js"
 import * as WebhookDelivery from "./Webhooks/DeliveryWorker.js"
@@ -106,7 +107,7 @@ const retention = retentionPasses.pipe(
   Layer.provide(RetentionConfig.layer)
 )
 
-export const layerBackground = Layer.mergeAll(RunRequests.Default, RunCancellation.Default, ScheduleFiring.Default).pipe(
+export const layerBackground = Layer.mergeAll(RunRequests.Default, RunCancellation.Default, ScheduleFiring.Default, WorkerProtocol.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(WebhookDelivery.layer, Scheduler.layer, retention)),
   // One handoff for both: terminal transitions hand their webhooks to this instance's delivery loop.
   Layer.provide(DeliveryHandoff.layer)

@@ -26,6 +26,6 @@ export {
 } from "./Domain/Errors.js"
 export * as PipelineTriggers from "./Embed.js"
 export { Run, RunStatus } from "./Runs/Run.js"
-export { PolledRun } from "./Scheduler/WorkerApi.js"
+export { PolledRun } from "./WorkerProtocol/Api.js"
 export { CreateTrigger, Trigger } from "./Triggers/Api.js"
 export * from "./WorkerSdk/index.js"

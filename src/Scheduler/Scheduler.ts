@@ -12,15 +12,15 @@ import { Supervisor } from "./Supervisor.js"
 import type { TerminalHandoff } from "./TerminalHandoff.js"
 import { Transitions } from "./Transitions.js"
 import { Wakeups } from "./Wakeups.js"
-import { WorkerProtocol } from "./WorkerProtocol.js"
 
 /** Every service of the scheduler core. */
-export type Services = WorkerProtocol | Revocation | Supervisor | Assignment | Transitions | Wakeups | RunEvents | RunFeed
+export type Services = Revocation | Supervisor | Assignment | Transitions | Wakeups | RunEvents | RunFeed
 
 /**
- * The scheduler core: assignment, the worker protocol, run
- * supervision (a background fiber per run plus the sweep, started with the
- * layer and interrupted when its scope closes) and the terminal-run stream.
+ * The scheduler core: assignment, run supervision (a background fiber per
+ * run plus the sweep, started with the layer and interrupted when its scope
+ * closes), transitions, wake-ups and the terminal-run stream. The worker
+ * protocol (`WorkerProtocol/WorkerProtocol`) is a layer of its own over it.
  * The database (`SqlClient`, `Notifications`) stays a requirement, so the
  * embedding program chooses it; the schema comes from `Db/Migrations`; so
  * does the run store it creates runs through (`RunsRepo`, in `App.layerServices`). So
@@ -28,7 +28,7 @@ export type Services = WorkerProtocol | Revocation | Supervisor | Assignment | T
  * where this instance runs a delivery loop, `TerminalHandoff.none` where not.
  */
 export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | Tuning.Tuning | TerminalHandoff | RunsRepo> =
-  Layer.merge(WorkerProtocol.Default, Revocation.Default).pipe(
+  Revocation.Default.pipe(
     Layer.provideMerge(Layer.merge(Supervisor.Default, Presence.Default)),
     Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
     Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default))

@@ -1,10 +1,10 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { toPolled } from "../Scheduler/WorkerHttp.js"
+import { toPolled } from "../WorkerProtocol/Http.js"
 import { Transitions } from "../Scheduler/Transitions.js"
 import { Wakeups } from "../Scheduler/Wakeups.js"
-import { WorkerProtocol } from "../Scheduler/WorkerProtocol.js"
+import { WorkerProtocol } from "../WorkerProtocol/WorkerProtocol.js"
 import type { Channel } from "./Connections.js"
 import { type ChannelEvent, maxBatch } from "./Rpcs.js"
 

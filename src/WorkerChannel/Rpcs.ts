@@ -4,11 +4,11 @@ import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as Schema from "effect/Schema"
 import { ValidationError } from "../Domain/Errors.js"
 import { Run } from "../Runs/Run.js"
-import { CompleteManyPayload, PolledRun, RejectedRun } from "../Scheduler/WorkerApi.js"
+import { CompleteManyPayload, PolledRun, RejectedRun } from "../WorkerProtocol/Api.js"
 
 /**
  * The streaming worker channel: one WebSocket per worker, carrying the same
- * protocol as the REST calls (`Scheduler/WorkerApi`). Contract side only: the
+ * protocol as the REST calls (`WorkerProtocol/Api`). Contract side only: the
  * worker SDK imports it.
  */
 

@@ -2,7 +2,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
-import type { PolledRun } from "../Scheduler/WorkerApi.js"
+import type { PolledRun } from "../WorkerProtocol/Api.js"
 import type { WebSocketFactory } from "./Channel.js"
 
 /** A run as the worker receives it, with its trigger's name, input and timeouts. */

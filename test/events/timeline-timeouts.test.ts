@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
 import { Assignment } from "../../src/Scheduler/Assignment.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
-import { WorkerProtocol } from "../../src/Scheduler/WorkerProtocol.js"
+import { WorkerProtocol } from "../../src/WorkerProtocol/WorkerProtocol.js"
 import { addTrigger, eventually, requestRun, runState, scheduled, seed } from "../scheduler/support.js"
 
 /** Large enough that only the per-run fibers act, never the sweep. */

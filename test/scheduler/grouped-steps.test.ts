@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { RunNotFound, type RunRejection } from "../../src/Scheduler/RunRejection.js"
-import { WorkerProtocol } from "../../src/Scheduler/WorkerProtocol.js"
+import { WorkerProtocol } from "../../src/WorkerProtocol/WorkerProtocol.js"
 import { addTrigger, addWorker, requestRun, runState, scheduled, seed } from "./support.js"
 
 /** The transaction that last wrote each run: runs moved by one statement share it. */

@@ -8,7 +8,7 @@ import * as v8 from "node:v8"
 import * as vm from "node:vm"
 import { RunEvents } from "../../src/Scheduler/RunEvents.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
-import { WorkerProtocol } from "../../src/Scheduler/WorkerProtocol.js"
+import { WorkerProtocol } from "../../src/WorkerProtocol/WorkerProtocol.js"
 import {
   addTrigger,
   addWorker,

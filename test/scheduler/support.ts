@@ -8,11 +8,12 @@ import { Supervisor } from "../../src/Scheduler/Supervisor.js"
 import { RunsRepo } from "../../src/Runs/RunsRepo.js"
 import * as Scheduler from "../../src/Scheduler/Scheduler.js"
 import { TerminalHandoff } from "../../src/Scheduler/TerminalHandoff.js"
+import { WorkerProtocol } from "../../src/WorkerProtocol/WorkerProtocol.js"
 import type { TuningShape } from "../../src/Config/Tuning.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 
 /**
- * The scheduler core without HTTP, on a fresh database, for `TestClock` tests
+ * The scheduler core and the worker protocol over it, without HTTP, on a fresh database, for `TestClock` tests
  * (the port to webhook delivery left for the test to provide):
  * every timestamp and deadline the scheduler writes comes from the Effect
  * `Clock`, so adjusting the `TestClock` drives the supervision fibers.
@@ -20,7 +21,11 @@ import * as TestDatabase from "../support/TestDatabase.js"
 export const schedulerBesideDelivery = (
   options: Partial<TuningShape> = {},
   store: Layer.Layer<RunsRepo, never, SqlClient.SqlClient> = RunsRepo.Default
-) => Scheduler.layerWith({ claimTimeoutSeconds: 3, ...options }).pipe(Layer.provideMerge(store))
+) =>
+  WorkerProtocol.Default.pipe(
+    Layer.provideMerge(Scheduler.layerWith({ claimTimeoutSeconds: 3, ...options })),
+    Layer.provideMerge(store)
+  )
 
 /** `schedulerBesideDelivery` on an instance without a delivery loop: every webhook row is announced, none handed. */
 export const schedulerOnly = (options: Partial<TuningShape> = {}, store?: Layer.Layer<RunsRepo, never, SqlClient.SqlClient>) =>

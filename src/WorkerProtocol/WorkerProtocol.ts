@@ -1,14 +1,15 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { FaultClass, RunRow } from "../Runs/Run.js"
-import { Supervisor } from "./Supervisor.js"
+import type { RunRow } from "../Runs/Run.js"
+import { Supervisor } from "../Scheduler/Supervisor.js"
 import { toMillis } from "../Domain/Time.js"
 import * as Grouped from "../Concurrency/Grouped.js"
-import type { RunRejection } from "./RunRejection.js"
+import type { RunRejection } from "../Scheduler/RunRejection.js"
 import type { PolledRow } from "../Runs/Run.js"
-import { type Completion, type Terminal, Transitions } from "./Transitions.js"
-import { Wakeups } from "./Wakeups.js"
+import { type Terminal, Transitions } from "../Scheduler/Transitions.js"
+import { Wakeups } from "../Scheduler/Wakeups.js"
 import { hotSpan } from "../Config/Tracing.js"
+import { type CompleteRequest, completion } from "./Completion.js"
 
 export interface PollOptions {
   /** Seconds to wait for an assignment when there is none yet (0..30). */
@@ -19,14 +20,6 @@ export interface PollOptions {
   readonly max: number
   /** Start the claimed runs too (`claim=true&start=true`): they come back `running`. */
   readonly start?: boolean | undefined
-}
-
-export interface CompleteRequest {
-  readonly status: "succeeded" | "failed"
-  readonly stdout?: string | undefined
-  readonly stderr?: string | undefined
-  readonly costUsd?: string | undefined
-  readonly faultClass?: FaultClass | undefined
 }
 
 interface StepCall {
@@ -52,34 +45,14 @@ const answers = <A extends { readonly id: string }>(
 
 /** A poll answers at most this many unclaimed runs. */
 export const pollPageSize = 100
-export const shortMessageChars = 500
-export const errorMessageBytes = 64 * 1024
-
-// Postgres text cannot hold NUL; a worker's output may.
-const clean = (text: string): string => text.includes("\u0000") ? text.replaceAll("\u0000", "") : text
-
-/** The first `n` characters (code points, so a surrogate pair is never cut in half). */
-export const firstChars = (text: string, n: number): string => {
-  if (text.length <= n) return text
-  return Array.from(text.slice(0, n * 2)).slice(0, n).join("")
-}
-
-/** At most `max` bytes of UTF-8, cut on a character boundary. */
-export const firstBytes = (text: string, max: number): string => {
-  const bytes = Buffer.from(text, "utf8")
-  if (bytes.length <= max) return text
-  let end = max
-  // Back up over continuation bytes (10xxxxxx) to the start of a character.
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
-  return bytes.subarray(0, end).toString("utf8")
-}
 
 /**
  * The worker side of the scheduler: poll (with long-poll and claim-on-poll),
  * claim, start, heartbeat and complete, each followed by the supervision the
- * new state needs.
+ * new state needs. Built over the scheduler core (`Scheduler.layer`), whose
+ * transitions, supervisor and wake-ups it drives.
  */
-export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/WorkerProtocol", {
+export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProtocol/WorkerProtocol", {
   scoped: Effect.gen(function*() {
     const transitions = yield* Transitions
     const supervisor = yield* Supervisor
@@ -197,17 +170,6 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("Scheduler/
     // A heartbeat only moves the deadline later: the fiber finds it when it wakes.
     const heartbeat = (workerId: string, runId: string): Effect.Effect<RunRow, RunRejection> =>
       step(workerId, runId, "heartbeat")
-
-    const completion = (request: CompleteRequest): Completion => {
-      const failed = request.status === "failed"
-      return {
-        status: request.status,
-        shortMessage: request.stdout === undefined ? null : firstChars(clean(request.stdout), shortMessageChars),
-        errorMessage: failed && request.stderr !== undefined ? firstBytes(clean(request.stderr), errorMessageBytes) : null,
-        costUsd: request.costUsd ?? null,
-        faultClass: failed ? request.faultClass ?? "client" : "none"
-      }
-    }
 
     /** After runs ended here: their fibers have nothing left to do, and their retries need a worker. */
     const ended = (terminals: ReadonlyArray<Terminal>) =>
