@@ -1,5 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 
 /** After this many failures within the window, the email is locked for `lockSeconds`. */
 export const maxFailures = 5
@@ -14,11 +17,17 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("Auth/LoginTh
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    const lock = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ locked: Schema.Boolean }),
+      execute: (email) =>
+        sql`SELECT locked_until IS NOT NULL AND locked_until > now() AS locked
+            FROM login_failures WHERE email = ${email}`
+    })
+
     const isLocked = (email: string): Effect.Effect<boolean> =>
-      sql<{ locked: boolean }>`
-        SELECT locked_until IS NOT NULL AND locked_until > now() AS locked
-        FROM login_failures WHERE email = ${email}`.pipe(
-        Effect.map((rows) => rows[0]?.locked === true),
+      lock(email).pipe(
+        Effect.map(Option.exists((row) => row.locked)),
         Effect.orDie
       )
 

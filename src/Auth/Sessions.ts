@@ -1,7 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import { AppConfig } from "../Config/AppConfig.js"
 import { sha256 } from "../Crypto/Tokens.js"
@@ -20,6 +22,12 @@ export class Sessions extends Effect.Service<Sessions>()("Auth/Sessions", {
     const config = yield* AppConfig
     const key = Redacted.value(config.jwtSecret)
 
+    const liveSession = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ user_id: Schema.String }),
+      execute: (sessionHash) => sql`SELECT user_id FROM sessions WHERE id_hash = ${sessionHash} AND expires_at > now()`
+    })
+
     const create = (userId: string): Effect.Effect<string> =>
       Effect.gen(function*() {
         const sid = randomBytes(32).toString("base64url")
@@ -35,10 +43,10 @@ export class Sessions extends Effect.Service<Sessions>()("Auth/Sessions", {
         const claims = Jwt.verify(key, token, Math.floor(Date.now() / 1000))
         if (!claims) return Option.none()
         const sessionHash = sha256(claims.sid)
-        const rows = yield* sql<{ user_id: string }>`
-          SELECT user_id FROM sessions WHERE id_hash = ${sessionHash} AND expires_at > now()`.pipe(Effect.orDie)
-        const row = rows[0]
-        return row && row.user_id === claims.sub ? Option.some({ userId: row.user_id, sessionHash }) : Option.none()
+        const session = yield* Effect.orDie(liveSession(sessionHash))
+        return Option.isSome(session) && session.value.user_id === claims.sub
+          ? Option.some({ userId: session.value.user_id, sessionHash })
+          : Option.none()
       })
 
     const revoke = (sessionHash: string): Effect.Effect<void> =>

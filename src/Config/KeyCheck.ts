@@ -1,8 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { createHmac } from "node:crypto"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import { AppConfig } from "./AppConfig.js"
@@ -29,8 +31,13 @@ export const check = Effect.gen(function*() {
     INSERT INTO key_fingerprints (purpose, fingerprint)
     VALUES ('jwt', ${ours.jwt}), ('secrets', ${ours.secrets})
     ON CONFLICT (purpose) DO NOTHING`
+  const fingerprints = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: Schema.Struct({ purpose: Schema.String, fingerprint: Schema.String }),
+    execute: () => sql`SELECT purpose, fingerprint FROM key_fingerprints`
+  })
   const stored = new Map(
-    (yield* sql<{ purpose: string; fingerprint: string }>`SELECT purpose, fingerprint FROM key_fingerprints`)
+    (yield* fingerprints(undefined).pipe(Effect.catchTag("ParseError", Effect.die)))
       .map((row) => [row.purpose, row.fingerprint] as const)
   )
 

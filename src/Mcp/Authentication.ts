@@ -1,7 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { sha256 } from "../Crypto/Tokens.js"
 import { Unauthorized } from "../Domain/Errors.js"
 import { McpAuthentication, type McpGrant } from "./Api.js"
@@ -15,18 +18,19 @@ export const layer = Layer.effect(
   McpAuthentication,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const grantOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ id: Schema.String, environment_id: Schema.String }),
+      execute: (tokenHash) => sql`SELECT id, environment_id FROM triggers WHERE mcp_token_hash = ${tokenHash} AND deleted_at IS NULL`
+    })
     return McpAuthentication.of({
       mcpToken: (token) =>
         Effect.gen(function*() {
           const value = Redacted.value(token).trim()
           if (!value.startsWith("mcp_")) return yield* Effect.fail(Unauthorized.default)
-          const rows = yield* sql<{ id: string; environment_id: string }>`
-            SELECT id, environment_id FROM triggers WHERE mcp_token_hash = ${sha256(value)} AND deleted_at IS NULL`.pipe(
-            Effect.orDie
-          )
-          const row = rows[0]
-          if (row === undefined) return yield* Effect.fail(new Unauthorized({ error: "invalid MCP token" }))
-          return { triggerId: row.id, environmentId: row.environment_id } satisfies McpGrant
+          const row = yield* Effect.orDie(grantOf(sha256(value)))
+          if (Option.isNone(row)) return yield* Effect.fail(new Unauthorized({ error: "invalid MCP token" }))
+          return { triggerId: row.value.id, environmentId: row.value.environment_id } satisfies McpGrant
         })
     })
   })

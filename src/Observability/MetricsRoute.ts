@@ -1,10 +1,12 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { timingSafeEqual } from "node:crypto"
 import * as PoolStats from "../Db/PoolStats.js"
 import { Supervisor } from "../Scheduler/Supervisor.js"
@@ -41,16 +43,22 @@ const collector = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const supervisor = yield* Supervisor
   let seen = new Set<string>()
-  const database = Effect.gen(function*() {
-    // Each half follows one partial index (runs_queued, runs_open_by_worker). Every
-    // environment has a queue depth, 0 included, so a graph of it has no gaps.
-    const rows = yield* sql<{ environment_id: string; status: string; n: number }>`
+  // Each half follows one partial index (runs_queued, runs_open_by_worker). Every
+  // environment has a queue depth, 0 included, so a graph of it has no gaps.
+  const counts = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: Schema.Struct({ environment_id: Schema.String, status: Schema.String, n: Schema.Number }),
+    execute: () =>
+      sql`
       SELECT e.id AS environment_id, 'queued' AS status, count(r.id)::int AS n
       FROM environments e LEFT JOIN runs r ON r.environment_id = e.id AND r.worker_id IS NULL AND r.ended_at IS NULL
       GROUP BY e.id
       UNION ALL
       SELECT environment_id, status, count(*)::int AS n FROM runs
-      WHERE worker_id IS NOT NULL AND ended_at IS NULL GROUP BY environment_id, status`.pipe(Effect.orDie)
+      WHERE worker_id IS NOT NULL AND ended_at IS NULL GROUP BY environment_id, status`
+  })
+  const database = Effect.gen(function*() {
+    const rows = yield* Effect.orDie(counts(undefined))
     const now = new Set<string>()
     for (const row of rows) {
       now.add(`${row.environment_id}\u0000${row.status}`)

@@ -1,9 +1,11 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import type { AuditAction } from "../Audit/AuditLog.js"
 import { RetentionConfig } from "./RetentionConfig.js"
 
@@ -34,8 +36,9 @@ export class Retention extends Effect.Service<Retention>()("Retention/Retention"
     const sql = yield* SqlClient.SqlClient
     const config = yield* RetentionConfig
 
+    // A batch answers only how many rows it deleted: the ids are not read, so not decoded.
     const runBatch = (environmentId: string, cutoff: string) =>
-      sql<{ readonly id: string }>`
+      sql`
         DELETE FROM runs WHERE id IN (
           SELECT r.id FROM runs r
           WHERE r.environment_id = ${environmentId} AND r.ended_at < ${cutoff}::timestamptz
@@ -49,7 +52,7 @@ export class Retention extends Effect.Service<Retention>()("Retention/Retention"
         RETURNING id`.pipe(Effect.map((rows) => rows.length))
 
     const auditBatch = (cutoff: string) =>
-      sql<{ readonly id: string }>`
+      sql`
         DELETE FROM audit_log WHERE id IN (
           SELECT id FROM audit_log
           WHERE action = ${"run.requested" satisfies AuditAction} AND created_at < ${cutoff}::timestamptz
@@ -57,6 +60,12 @@ export class Retention extends Effect.Service<Retention>()("Retention/Retention"
           LIMIT ${config.batchSize}
           FOR UPDATE SKIP LOCKED)
         RETURNING id`.pipe(Effect.map((rows) => rows.length))
+
+    const environmentIds = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: () => sql`SELECT id FROM environments ORDER BY id`
+    })
 
     /** Repeats a batch until one deletes less than a full batch; answers the rows deleted. */
     const drain = (batch: Effect.Effect<number, unknown>): Effect.Effect<number, unknown> =>
@@ -72,7 +81,7 @@ export class Retention extends Effect.Service<Retention>()("Retention/Retention"
         onSome: (days) =>
           Effect.gen(function*() {
             const cutoff = new Date((yield* Clock.currentTimeMillis) - days * 86_400_000).toISOString()
-            const environments = yield* sql<{ readonly id: string }>`SELECT id FROM environments ORDER BY id`
+            const environments = yield* environmentIds(undefined)
             let runs = 0
             for (const env of environments) runs += yield* drain(runBatch(env.id, cutoff))
             const auditRows = yield* drain(auditBatch(cutoff))

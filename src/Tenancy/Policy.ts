@@ -1,7 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { CurrentActor, type Actor } from "../Auth/Security.js"
-import { type Role, roleAtLeast } from "../Domain/Schemas.js"
+import { Role, roleAtLeast } from "../Domain/Schemas.js"
 import { InsufficientRole, NotVisible } from "./TenancyErrors.js"
 
 /**
@@ -14,15 +17,21 @@ export class Policy extends Effect.Service<Policy>()("Tenancy/Policy", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    const membership = SqlSchema.findOne({
+      Request: Schema.Struct({ environmentId: Schema.String, userId: Schema.String }),
+      Result: Schema.Struct({ role: Role }),
+      execute: ({ environmentId, userId }) =>
+        sql`SELECT role FROM members WHERE environment_id = ${environmentId} AND user_id = ${userId}`
+    })
+
     /** The caller's role in the environment, or None when it cannot see it. The id is a decoded path id or a stored one. */
     const roleIn = (actor: Actor, environmentId: string): Effect.Effect<Role | undefined> => {
       if (actor._tag === "ApiKey" || actor._tag === "Mcp") {
         // UUIDs are case-insensitive in Postgres; compare them the same way here.
         return Effect.succeed(actor.environmentId === environmentId.toLowerCase() ? actor.role : undefined)
       }
-      return sql<{ role: Role }>`
-        SELECT role FROM members WHERE environment_id = ${environmentId} AND user_id = ${actor.userId}`.pipe(
-        Effect.map((rows) => rows[0]?.role),
+      return membership({ environmentId, userId: actor.userId }).pipe(
+        Effect.map(Option.match({ onNone: () => undefined, onSome: (member) => member.role })),
         Effect.orDie
       )
     }

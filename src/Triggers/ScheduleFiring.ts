@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -7,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
 import * as Metrics from "../Observability/Metrics.js"
@@ -15,14 +17,16 @@ import { toMillis } from "../Domain/Time.js"
 import * as Ticks from "./Schedule.js"
 import { schedulesChannel } from "./ScheduleSignal.js"
 
-interface DueRow {
-  readonly id: string
-  readonly environment_id: string
-  readonly schedule_cron: string
-  readonly schedule_timezone: string | null
-  readonly schedule_catch_up: Ticks.CatchUp | null
-  readonly next_run_at: Date | string
-}
+/** A scheduled trigger whose next tick is due. */
+const DueRow = Schema.Struct({
+  id: Schema.String,
+  environment_id: Schema.String,
+  schedule_cron: Schema.String,
+  schedule_timezone: Schema.NullOr(Schema.String),
+  schedule_catch_up: Schema.NullOr(Ticks.CatchUp),
+  next_run_at: Schema.DateFromSelf
+})
+type DueRow = typeof DueRow.Type
 
 /** The fiber never sleeps longer than this, so a lost signal delays a new schedule by at most a minute. */
 export const maxSleepMillis = 60_000
@@ -65,16 +69,22 @@ export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/S
     const changed = yield* Queue.sliding<void>(1)
     const config = yield* ScheduleFiringConfig
 
-    const due = (now: number) =>
-      sql<DueRow>`
+    const due = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: DueRow,
+      execute: (now) =>
+        sql`
         SELECT id, environment_id, schedule_cron, schedule_timezone, schedule_catch_up, next_run_at FROM triggers
         WHERE schedule_cron IS NOT NULL AND deleted_at IS NULL AND next_run_at <= ${new Date(now).toISOString()}::timestamptz
         ORDER BY next_run_at LIMIT ${batchSize}`
+    })
 
-    const earliest = sql<{ at: Date | string | null }>`
-      SELECT min(next_run_at) AS at FROM triggers WHERE schedule_cron IS NOT NULL AND deleted_at IS NULL`.pipe(
-      Effect.map((rows) => rows[0]?.at == null ? undefined : toMillis(rows[0].at))
-    )
+    const earliestTick = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Schema.Struct({ at: Schema.NullOr(Schema.DateFromSelf) }),
+      execute: () => sql`SELECT min(next_run_at) AS at FROM triggers WHERE schedule_cron IS NOT NULL AND deleted_at IS NULL`
+    })
+    const earliest = Effect.map(earliestTick(undefined), (row) => row.at === null ? undefined : toMillis(row.at))
 
     /** The tick's run, if this statement moved the schedule on from `from`; false when another did. */
     const fire = (row: DueRow, from: number, scheduledFor: number, to: number | undefined) =>
@@ -90,7 +100,7 @@ export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/S
 
     /** Moves the schedule on without a run (missed ticks under `catchUp: "none"`); false when another instance did. */
     const skip = (row: DueRow, from: number, to: number | undefined) =>
-      sql<{ id: string }>`
+      sql`
         UPDATE triggers SET next_run_at = ${to === undefined ? null : new Date(to).toISOString()}::timestamptz
         WHERE id = ${row.id} AND deleted_at IS NULL AND schedule_cron IS NOT NULL
           AND next_run_at = ${new Date(from).toISOString()}::timestamptz
