@@ -87,7 +87,13 @@ export class WorkerApi extends HttpApiGroup.make("workerProtocol")
       .annotate(OpenApi.Summary, "This worker")
       .addSuccess(Worker)
       .addError(NotFound.wire)
-      .annotate(OpenApi.Description, "The worker this `wkt_` token belongs to, so an agent given only its token can find its id.")
+      .annotate(
+        OpenApi.Description,
+        "The worker this `wkt_` token belongs to, so an agent given only its token can find its id. " +
+          "Where the service offers the streaming worker channel, the answer carries an `x-worker-channel` header " +
+          "naming its WebSocket path (`/api/v1/workers/me/channel`, same bearer token): runs are pushed to the worker " +
+          "claimed and started, and its steps go over the connection batched. It is not an HTTP endpoint, so this document does not list it."
+      )
   )
   .add(
     HttpApiEndpoint.get("poll", "/workers/:id/poll")

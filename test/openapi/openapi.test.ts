@@ -62,6 +62,15 @@ withLayer(layer(), { excludeTestServices: true })("the OpenAPI document", (it) =
       expect(Object.keys(byName.get("POST /api/v1/triggers/{id}/run")!.responses)).toEqual(expect.arrayContaining(["200", "201"]))
     }))
 
+  it.effect("GET /workers/me names the worker channel (a WebSocket, outside the document) and its discovery header", () =>
+    Effect.gen(function*() {
+      const doc = (yield* call("GET", "/api/v1/openapi.json")).body
+      const me = doc.paths["/api/v1/workers/me"].get as Operation
+      expect(me.description).toContain("`x-worker-channel`")
+      expect(me.description).toContain("`/api/v1/workers/me/channel`")
+      expect(doc.paths["/api/v1/workers/me/channel"]).toBeUndefined()
+    }))
+
   it.effect("parameters carry their real types, bounds and defaults", () =>
     Effect.gen(function*() {
       const doc = (yield* call("GET", "/api/v1/openapi.json")).body
