@@ -49,17 +49,20 @@ const csv = (name: string) =>
     Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0).map(originOf))
   )
 
+/** `DATABASE_URL`, read once here for every reader (`Processes/ProcessCount` too). */
+export const databaseUrlConfig = Config.redacted("DATABASE_URL").pipe(
+  Config.withDescription("Postgres URL; unset = embedded Postgres (PGlite) in DATA_DIR"),
+  Config.option,
+  // An empty DATABASE_URL means "unset", as shells and compose files often pass it.
+  Config.map(Option.filter((url) => Redacted.value(url).trim().length > 0))
+)
+
 export const config = Effect.gen(function*() {
   const nodeEnv = yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))
   const production = nodeEnv === "production"
   const port = yield* Config.port("PORT").pipe(Config.withDefault(3000), Config.withDescription("HTTP port"))
   const host = yield* Config.string("HOST").pipe(Config.withDefault("127.0.0.1"), Config.withDescription("bind address"))
-  const databaseUrl = yield* Config.redacted("DATABASE_URL").pipe(
-    Config.withDescription("Postgres URL; unset = embedded Postgres (PGlite) in DATA_DIR"),
-    Config.option,
-    // An empty DATABASE_URL means "unset", as shells and compose files often pass it.
-    Config.map(Option.filter((url) => Redacted.value(url).trim().length > 0))
-  )
+  const databaseUrl = yield* databaseUrlConfig
   const databasePreparedStatements = yield* Config.boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true))
   const databaseSchema = yield* Config.string("DATABASE_SCHEMA").pipe(
     Config.withDefault(Schema.defaultSchema),

@@ -2,6 +2,7 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as os from "node:os"
+import { databaseUrlConfig } from "../Config/AppConfig.js"
 
 /** `WEB_CONCURRENCY`: how many service processes one start runs (they share the port). */
 export const webConcurrency = Config.integer("WEB_CONCURRENCY").pipe(
@@ -17,12 +18,11 @@ export const webConcurrency = Config.integer("WEB_CONCURRENCY").pipe(
  * stays at one, and a larger WEB_CONCURRENCY is refused in the log, not obeyed.
  */
 export const processCount: Effect.Effect<number, unknown> = Effect.gen(function*() {
-  // Read on its own rather than through `AppConfig`: building that here would
+  // The one setting, not the whole `AppConfig`: building that here would
   // run its start-up work (generating development keys, logging it) twice.
-  const databaseUrl = yield* Config.string("DATABASE_URL").pipe(Config.withDefault(""))
+  const databaseUrl = yield* databaseUrlConfig
   const asked = yield* webConcurrency
-  // An empty DATABASE_URL means unset, as in AppConfig.
-  if (databaseUrl.trim().length === 0) {
+  if (Option.isNone(databaseUrl)) {
     if (Option.isSome(asked) && asked.value > 1) {
       yield* Effect.logWarning("WEB_CONCURRENCY ignored: the embedded database is opened by one process; set DATABASE_URL to run several").pipe(
         Effect.annotateLogs({ webConcurrency: asked.value, processes: 1 })
