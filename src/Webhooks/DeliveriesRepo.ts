@@ -1,8 +1,11 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { ParseError } from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { outboxChannel } from "./Outbox.js"
 import { payloadOf, type TerminalRun } from "./Payload.js"
@@ -22,22 +25,32 @@ export interface OutboxRow {
 }
 
 /** What started a delivery: the run's terminal transition, or an operator asking for it again. */
-export type DeliveryTrigger = "automatic" | "manual"
+export const DeliveryTrigger = Schema.Literal("automatic", "manual")
+export type DeliveryTrigger = typeof DeliveryTrigger.Type
 
 /** A row of `webhook_deliveries`: the final outcome of one delivery of a run's webhook. */
-export interface DeliveryRow {
-  readonly id: string
-  readonly run_id: string
-  readonly trigger_id: string
-  readonly url: string
-  readonly trigger: DeliveryTrigger
-  readonly outcome: "delivered" | "failed"
-  readonly status_code: number | null
-  readonly response_body: string | null
-  readonly attempt_count: number
-  readonly error_message: string | null
-  readonly created_at: Date
-}
+export const DeliveryRow = Schema.Struct({
+  id: Schema.String,
+  run_id: Schema.String,
+  trigger_id: Schema.String,
+  url: Schema.String,
+  trigger: DeliveryTrigger,
+  outcome: Schema.Literal("delivered", "failed"),
+  status_code: Schema.NullOr(Schema.Number),
+  response_body: Schema.NullOr(Schema.String),
+  attempt_count: Schema.Number,
+  error_message: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf
+})
+export interface DeliveryRow extends Schema.Schema.Type<typeof DeliveryRow> {}
+
+/** What redelivering a run depends on. */
+const RedeliveryRow = Schema.Struct({
+  environment_id: Schema.String,
+  trigger_id: Schema.String,
+  terminal: Schema.Boolean,
+  has_webhook: Schema.Boolean
+})
 
 export interface FinalOutcome {
   readonly outcome: "delivered" | "failed"
@@ -180,36 +193,46 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       })
     )
 
+    const activeTrigger = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct({ environment_id: Schema.String }),
+      execute: (triggerId) => sql`SELECT environment_id FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL`
+    })
+
     /** The environment of a trigger that is not deleted. */
-    const triggerEnvironment = (triggerId: string): Effect.Effect<Option.Option<string>, SqlError> =>
-      sql<{ environment_id: string }>`
-        SELECT environment_id FROM triggers WHERE id = ${triggerId} AND deleted_at IS NULL`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.environment_id))
-      )
+    const triggerEnvironment = (triggerId: string): Effect.Effect<Option.Option<string>, SqlError | ParseError> =>
+      Effect.map(activeTrigger(triggerId), Option.map((row) => row.environment_id))
+
+    const deliveriesPage = SqlSchema.findAll({
+      Request: Schema.Struct({ triggerId: Schema.String, before: Schema.UndefinedOr(Schema.String), limit: Schema.Number }),
+      Result: DeliveryRow,
+      execute: ({ before, limit, triggerId }) =>
+        sql`
+        SELECT id, run_id, trigger_id, url, trigger, outcome, status_code, response_body, attempt_count, error_message, created_at
+        FROM webhook_deliveries
+        WHERE trigger_id = ${triggerId} AND ${before === undefined ? sql`TRUE` : sql`id < ${before}`}
+        ORDER BY id DESC
+        LIMIT ${limit + 1}`
+    })
 
     /** A page of a trigger's delivery log, newest first: `limit + 1` rows, for `Pagination.page`. */
     const listByTrigger = (
       triggerId: string,
       before: string | undefined,
       limit: number
-    ): Effect.Effect<ReadonlyArray<DeliveryRow>, SqlError> =>
-      sql<DeliveryRow>`
-        SELECT id, run_id, trigger_id, url, trigger, outcome, status_code, response_body, attempt_count, error_message, created_at
-        FROM webhook_deliveries
-        WHERE trigger_id = ${triggerId} AND ${before === undefined ? sql`TRUE` : sql`id < ${before}`}
-        ORDER BY id DESC
-        LIMIT ${limit + 1}`
+    ): Effect.Effect<ReadonlyArray<DeliveryRow>, SqlError | ParseError> => deliveriesPage({ triggerId, before, limit })
+
+    const redeliveryOf = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: RedeliveryRow,
+      execute: (runId) =>
+        sql`SELECT environment_id, trigger_id, ended_at IS NOT NULL AS terminal, webhook_url IS NOT NULL AS has_webhook
+            FROM runs WHERE id = ${runId}`
+    })
 
     /** What redelivering a run depends on; None when there is no such run. */
-    const runForRedelivery = (runId: string): Effect.Effect<Option.Option<{
-      readonly environment_id: string
-      readonly trigger_id: string
-      readonly terminal: boolean
-      readonly has_webhook: boolean
-    }>, SqlError> =>
-      sql<{ environment_id: string; trigger_id: string; terminal: boolean; has_webhook: boolean }>`
-        SELECT environment_id, trigger_id, ended_at IS NOT NULL AS terminal, webhook_url IS NOT NULL AS has_webhook
-        FROM runs WHERE id = ${runId}`.pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+    const runForRedelivery = (runId: string): Effect.Effect<Option.Option<typeof RedeliveryRow.Type>, SqlError | ParseError> =>
+      redeliveryOf(runId)
 
     /**
      * A new delivery of a terminal run's webhook, started by an operator: an
@@ -220,7 +243,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
      * nothing: false.
      */
     const redeliver = (runId: string): Effect.Effect<boolean, SqlError> =>
-      sql<{ run_id: string }>`
+      sql`
         WITH queued AS (
           INSERT INTO webhook_outbox (run_id, trigger_id, url, secret_enc, trigger)
           SELECT id, trigger_id, webhook_url, webhook_secret_enc, ${"manual" satisfies DeliveryTrigger}
