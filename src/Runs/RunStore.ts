@@ -1,8 +1,11 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Tuning } from "../Config/Tuning.js"
+import * as CancelRequests from "./Store/CancelRequests.js"
+import * as Endings from "./Store/Endings.js"
 import * as SetClauses from "./Store/SetClauses.js"
 import * as Steps from "./Store/Steps.js"
+import * as Terminal from "./Store/Terminal.js"
 
 /**
  * Every statement that moves a run, each a function that runs it and answers
@@ -18,6 +21,11 @@ export class RunStore extends Effect.Service<RunStore>()("Runs/Store", {
     const sql = yield* SqlClient.SqlClient
     const { cancelGraceSeconds } = yield* Tuning
     const clauses = SetClauses.make(sql, cancelGraceSeconds)
-    return { ...Steps.make(sql, clauses) } as const
+    const terminal = Terminal.make(sql)
+    return {
+      ...Steps.make(sql, clauses),
+      ...Endings.make(sql, clauses, terminal),
+      ...CancelRequests.make(sql, clauses, terminal)
+    } as const
   })
 }) {}

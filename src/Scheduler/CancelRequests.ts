@@ -1,72 +1,23 @@
 import * as Effect from "effect/Effect"
-import type { AuditAction } from "../Audit/AuditLog.js"
-import { uuidv7 } from "../Crypto/Ids.js"
-import type { RunRow } from "../Runs/Run.js"
-import type { Terminal, TerminalStatement } from "./Terminal.js"
-import { nowIso } from "../Domain/Time.js"
+import type { Terminal } from "../Runs/Store/Terminal.js"
+import type { Ending } from "./Terminal.js"
 import type { TransitionKit } from "./TransitionKit.js"
 
-/**
- * Cancelling a run: ended at once while no worker holds it, else requested
- * (the worker acknowledges by completing it; the deadline moves to the end
- * of the grace period) and answered to the worker's polls.
- */
-export const make = (kit: TransitionKit, terminal: TerminalStatement) => {
-  const { cancelGraceSeconds, durationUntil, published, sql } = kit
+/** Cancelling a run (the statements are `RunStore`'s, see `Runs/Store/CancelRequests`), an ended run published. */
+export const make = (kit: TransitionKit, ending: Ending) => {
+  const { published, store } = kit
 
-  /**
-   * A cancel of a run of `environmentId`, as one conditional UPDATE: queued
-   * or assigned, it ends `cancelled` at once (with its webhook); claimed or
-   * running, `cancel_requested_at` is set and the deadline brought forward
-   * to the end of the grace period (the worker acknowledges by completing
-   * it, else the supervisor ends it `cancelled` then). The audit row is
-   * written in the same statement. Undefined when nothing matched: no such
-   * run there, already ended, or a cancel already requested (two cancels,
-   * a cancel and a complete: the row lock orders them, and the loser's
-   * WHERE no longer holds).
-   */
+  /** `RunStore.cancel`: undefined when nothing matched. */
   const cancel = (
     runId: string,
     environmentId: string,
     actor: { readonly type: string; readonly id: string | null }
   ): Effect.Effect<Terminal | undefined> =>
     Effect.gen(function*() {
-      const now = yield* nowIso
-      const at = sql`${now}::timestamptz`
-      const atOnce = sql`status IN ('queued', 'assigned')`
-      const [changed] = yield* terminal(
-        sql<RunRow>`
-          UPDATE runs SET cancel_requested_at = ${at},
-            status = CASE WHEN ${atOnce} THEN 'cancelled' ELSE status END,
-            ended_at = CASE WHEN ${atOnce} THEN ${at} END,
-            duration_ms = CASE WHEN ${atOnce} THEN ${durationUntil(at)} END,
-            fault_class = CASE WHEN ${atOnce} THEN 'none' ELSE fault_class END,
-            deadline_at = CASE WHEN ${atOnce} THEN NULL
-              ELSE LEAST(deadline_at, ${at} + ${cancelGraceSeconds}::int * interval '1 second') END
-          WHERE id = ${runId} AND environment_id = ${environmentId} AND ended_at IS NULL AND cancel_requested_at IS NULL
-          RETURNING *`,
-        // Recorded only when it ends the run: a cancel request moves no status.
-        "cancelled",
-        now,
-        { runIds: [runId], ids: [uuidv7()] },
-        sql`audited AS (
-          INSERT INTO audit_log (id, environment_id, actor_type, actor_id, action, target_type, target_id, metadata)
-          SELECT ${uuidv7()}, environment_id, ${actor.type}, ${actor.id}::uuid, ${"run.cancelled" satisfies AuditAction},
-            'run', id, jsonb_build_object('ended', ended_at IS NOT NULL)
-          FROM done)`
-      )
+      const [changed] = yield* ending(1, (lease) => store.cancel(runId, environmentId, actor, lease))
       yield* published(changed)
       return changed
     }).pipe(Effect.withSpan("Transitions.cancel", { attributes: { runId } }))
 
-  /** The ids of the worker's runs whose cancel was requested and that have not ended (partial index `runs_cancel_requested`). */
-  const cancelRequestedOf = (workerId: string): Effect.Effect<ReadonlyArray<string>> =>
-    Effect.map(
-      sql<{ id: string }>`
-        SELECT id FROM runs WHERE worker_id = ${workerId} AND cancel_requested_at IS NOT NULL AND ended_at IS NULL
-        ORDER BY id`.pipe(Effect.orDie),
-      (rows) => rows.map((row) => row.id)
-    )
-
-  return { cancel, cancelRequestedOf } as const
+  return { cancel, cancelRequestedOf: store.cancelRequestedOf } as const
 }

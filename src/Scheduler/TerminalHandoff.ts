@@ -5,16 +5,13 @@ import type { RunRow } from "../Runs/Run.js"
 
 /**
  * The engine's port to webhook delivery. A terminal transition writes its
- * run's outbox row in its own statement; this port decides whether the row
- * goes straight to a delivery loop on this instance (inserted leased to it,
- * handed over once committed) or is inserted free and announced on
- * `outboxChannel` for any instance to lease. The engine defines it and
+ * run's outbox row in its own statement (`Runs/Store/Terminal`); this port
+ * decides whether the row goes straight to a delivery loop on this instance
+ * (inserted leased to it, handed over once committed) or is inserted free
+ * and announced on `outboxChannel` for any instance to lease. The engine defines it and
  * webhook delivery implements it (`Webhooks/Handoff`), so the engine depends
  * on no part of delivery; `none` is the port for an instance without a loop.
  */
-
-/** The Postgres channel a free outbox row is announced on; delivery loops listen to it. */
-export const outboxChannel = "webhook_outbox"
 
 /**
  * A place in this instance's delivery loop, taken before the terminal

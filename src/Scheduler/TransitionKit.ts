@@ -1,27 +1,21 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { Tuning } from "../Config/Tuning.js"
 import { toRun } from "../Runs/Run.js"
 import { RunStore } from "../Runs/RunStore.js"
-import * as SetClauses from "../Runs/Store/SetClauses.js"
+import type { Terminal } from "../Runs/Store/Terminal.js"
 import { RunEvents } from "./RunEvents.js"
 import { RunFeed } from "./RunFeed.js"
 import { RunNotFound, type RunRejection, RunStateConflict, type WorkerStep } from "./RunRejection.js"
-import type { Terminal } from "./Terminal.js"
 
 /**
- * What every transition statement shares (`Steps`, `Terminal`, `Endings`,
- * `CancelRequests`): the SET clauses two or more of them write, why a run
- * matched no row, and what follows a change (the live feed, the terminal-run
- * stream). Built once with the `Transitions` service: the transitions are
- * plain closures over it, so splitting them into files costs nothing per call.
+ * What follows the run store's transition statements (`Steps`, `Endings`,
+ * `CancelRequests`): the live feed, the terminal-run stream, and why a run
+ * matched no row. Built once with the `Transitions` service: the transitions
+ * are plain closures over it, so splitting them into files costs nothing per call.
  */
 export const make = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
   const events = yield* RunEvents
   const feed = yield* RunFeed
   const store = yield* RunStore
-  const { cancelGraceSeconds } = yield* Tuning
 
   // Live subscribers of the runs' environments look at the new timeline rows now.
   const announced = (rows: ReadonlyArray<{ readonly environment_id: string }>) =>
@@ -43,17 +37,7 @@ export const make = Effect.gen(function*() {
       }
     )
 
-  const clauses = SetClauses.make(sql, cancelGraceSeconds)
-
-  return {
-    sql,
-    events,
-    announced,
-    published,
-    rejections,
-    store,
-    ...clauses
-  } as const
+  return { store, events, announced, published, rejections } as const
 })
 
 export type TransitionKit = Effect.Effect.Success<typeof make>

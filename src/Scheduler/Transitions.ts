@@ -3,12 +3,12 @@ import { RunStore } from "../Runs/RunStore.js"
 import * as CancelRequests from "./CancelRequests.js"
 import * as Endings from "./Endings.js"
 import * as Steps from "./Steps.js"
-import * as TerminalStatement from "./Terminal.js"
+import * as Terminal from "./Terminal.js"
 import { TerminalHandoff } from "./TerminalHandoff.js"
 import * as TransitionKit from "./TransitionKit.js"
 
-export type { Completion } from "./Endings.js"
-export type { Terminal } from "./Terminal.js"
+export type { Completion } from "../Runs/Store/Endings.js"
+export type { Terminal } from "../Runs/Store/Terminal.js"
 
 /**
  * The run state machine after assignment: each transition is a statement of
@@ -19,8 +19,8 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
   effect: Effect.gen(function*() {
     const kit = yield* TransitionKit.make
     // This instance's delivery loop, or the port's `none` (see `TerminalHandoff`).
-    const terminal = TerminalStatement.make(kit, yield* TerminalHandoff)
-    return { ...Steps.make(kit), ...Endings.make(kit, terminal), ...CancelRequests.make(kit, terminal) } as const
+    const ending = Terminal.make(yield* TerminalHandoff)
+    return { ...Steps.make(kit), ...Endings.make(kit, ending), ...CancelRequests.make(kit, ending) } as const
   }),
   // So `Transitions.Default` stands alone as a layer (the store holds no state).
   dependencies: [RunStore.Default]
