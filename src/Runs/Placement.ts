@@ -5,10 +5,10 @@ import type * as Statement from "@effect/sql/Statement"
  * Where a new run goes, as SQL over a `workers` row aliased `w`. Run
  * creation places a new run in its own statement with all of it
  * (`RunsRepo.createMany`); the assignment pass over queued runs
- * (`Scheduler/Assignment`) reads each worker's load and eligibility with the
- * same expressions and takes places in the same order one run at a time (a
- * pass takes up to `batchSize` runs of any trigger, pinned or not, where the
- * set-wise form would expand hundreds of places per worker).
+ * (`Runs/Store/Assignment`) reads each worker's load and eligibility with the
+ * same expressions and takes places in the same order one run at a time
+ * (`placeEach`: a pass takes up to `batchSize` runs of any trigger, pinned
+ * or not, where the set-wise form would expand hundreds of places per worker).
  *
  * The rule: the trigger's pinned worker, else the least-loaded worker of the
  * environment that takes new runs, workers in touch before quiet ones, none
@@ -93,3 +93,52 @@ export const freePlaces = (
  * runs (the contract's rule), then preferred workers, then the worker id.
  */
 export const placeOrder = (sql: SqlClient.SqlClient) => sql`recent DESC, cost, polling DESC, id`
+
+/** A queued run to place: its environment and its trigger's pinned worker, if any. */
+export interface QueuedRun {
+  readonly id: string
+  readonly environment_id: string
+  readonly pinned: string | null
+}
+
+/** A worker that takes new runs, with its load as read (`workerLoad`, `workerActive`). */
+export interface LoadedWorker {
+  readonly id: string
+  /** Assigned, claimed or running: what "least loaded" compares. */
+  active: number
+  /** Assigned and not yet claimed: capped by `maxAssignedPerWorker`. */
+  waiting: number
+  /** Seen within `activeWorkerSeconds`: preferred over workers that are online but quiet. */
+  readonly recent: boolean
+}
+
+/**
+ * The rule applied one run at a time, in the order of `runs`, over the
+ * loads read for the assignment pass (`workersByEnv`, counted up as places
+ * are taken). Answers the runs placed and their workers, index by index; a
+ * run with no eligible worker is left out.
+ */
+export const placeEach = (
+  runs: ReadonlyArray<QueuedRun>,
+  workersByEnv: ReadonlyMap<string, ReadonlyArray<LoadedWorker>>,
+  maxAssignedPerWorker: number
+): { readonly runIds: ReadonlyArray<string>; readonly workerIds: ReadonlyArray<string> } => {
+  const runIds: Array<string> = []
+  const workerIds: Array<string> = []
+  for (const run of runs) {
+    // A worker with a full page of unclaimed runs gets no more until it claims some.
+    const workers = (workersByEnv.get(run.environment_id) ?? []).filter((w) => w.waiting < maxAssignedPerWorker)
+    // Workers in touch first; quiet ones (registered, not polling) only when no other has room.
+    const recent = workers.filter((w) => w.recent)
+    const eligible = recent.length > 0 ? recent : workers
+    const worker = run.pinned !== null
+      ? workers.find((w) => w.id === run.pinned)
+      : eligible.reduce<LoadedWorker | undefined>((best, w) => best === undefined || w.active < best.active ? w : best, undefined)
+    if (worker === undefined) continue
+    worker.active++
+    worker.waiting++
+    runIds.push(run.id)
+    workerIds.push(worker.id)
+  }
+  return { runIds, workerIds }
+}

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Tuning } from "../Config/Tuning.js"
+import * as Assignment from "./Store/Assignment.js"
 import * as CancelRequests from "./Store/CancelRequests.js"
 import * as Endings from "./Store/Endings.js"
 import * as SetClauses from "./Store/SetClauses.js"
@@ -19,10 +20,11 @@ import * as Terminal from "./Store/Terminal.js"
 export class RunStore extends Effect.Service<RunStore>()("Runs/Store", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const { cancelGraceSeconds } = yield* Tuning
-    const clauses = SetClauses.make(sql, cancelGraceSeconds)
+    const tuning = yield* Tuning
+    const clauses = SetClauses.make(sql, tuning.cancelGraceSeconds)
     const terminal = Terminal.make(sql)
     return {
+      ...Assignment.make(sql, tuning),
       ...Steps.make(sql, clauses),
       ...Endings.make(sql, clauses, terminal),
       ...CancelRequests.make(sql, clauses, terminal)

@@ -5,7 +5,8 @@ import type { PolledRow } from "../Runs/Run.js"
 import type { Advance, Created, CreateRequest, Placement, RunsRepo } from "../Runs/RunsRepo.js"
 import type { Assignment, Deadline } from "./Assignment.js"
 import type { RunFeed } from "./RunFeed.js"
-import { assignedChannel, type Wakeups } from "./Wakeups.js"
+import { assignedChannel } from "../Runs/Store/Assignment.js"
+import type { Wakeups } from "./Wakeups.js"
 
 /**
  * New runs, dispatched: created by the run store with the placement rules

@@ -5,9 +5,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
 import type { PolledRow } from "../Runs/Run.js"
-
-/** Postgres channel carrying the id of a worker that was just given runs. */
-export const assignedChannel = "pts_run_assigned"
+import { assignedChannel } from "../Runs/Store/Assignment.js"
 
 /**
  * A `claim=true` poll waiting on this instance. Run creation may claim a new
