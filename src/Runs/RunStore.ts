@@ -4,13 +4,15 @@ import { Tuning } from "../Config/Tuning.js"
 import * as Assignment from "./Store/Assignment.js"
 import * as CancelRequests from "./Store/CancelRequests.js"
 import * as Endings from "./Store/Endings.js"
+import * as Releases from "./Store/Releases.js"
 import * as SetClauses from "./Store/SetClauses.js"
 import * as Steps from "./Store/Steps.js"
 import * as Terminal from "./Store/Terminal.js"
 
 /**
- * Every statement that moves a run, each a function that runs it and answers
- * its rows. Every transition is one conditional UPDATE ... RETURNING: the row
+ * Every statement that moves a run once it exists (creation is
+ * `RunsRepo.createMany`), each a function that runs it and answers its
+ * rows. Every transition is one conditional UPDATE ... RETURNING: the row
  * count decides, so a transition from the wrong state changes nothing, and
  * with two instances each happens exactly once. A deadline that has passed
  * counts as a wrong state: the supervisor is about to time the run out, and a
@@ -25,6 +27,7 @@ export class RunStore extends Effect.Service<RunStore>()("Runs/Store", {
     const terminal = Terminal.make(sql)
     return {
       ...Assignment.make(sql, tuning),
+      ...Releases.make(sql, tuning),
       ...Steps.make(sql, clauses),
       ...Endings.make(sql, clauses, terminal),
       ...CancelRequests.make(sql, clauses, terminal)

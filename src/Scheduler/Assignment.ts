@@ -9,8 +9,9 @@ export type { Deadline } from "../Runs/Store/Assignment.js"
 
 /**
  * Moves runs between `queued` and `assigned` (the statements are
- * `RunStore`'s, see `Runs/Store/Assignment`), with what follows on this
- * instance: the assigned workers' waiting polls woken, the live feed.
+ * `RunStore`'s, see `Runs/Store/Assignment` and `Releases`), with what
+ * follows on this instance: the assigned workers' waiting polls woken, the
+ * live feed.
  */
 export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignment", {
   effect: Effect.gen(function*() {

@@ -23,7 +23,8 @@ export type Services = Revocation | Supervisor | Assignment | Transitions | Wake
  * protocol (`WorkerProtocol/WorkerProtocol`) is a layer of its own over it.
  * The database (`SqlClient`, `Notifications`) stays a requirement, so the
  * embedding program chooses it; the schema comes from `Db/Migrations`; so
- * does the run store it creates runs through (`RunsRepo`, in `App.layerServices`). So
+ * does the repository it creates runs through (`RunsRepo`, in `App.layerServices`);
+ * the run store that moves them (`Runs/RunStore`) comes with the layer. So
  * does the port to webhook delivery (`TerminalHandoff`): `Webhooks/Handoff`
  * where this instance runs a delivery loop, `TerminalHandoff.none` where not.
  */

@@ -33,9 +33,8 @@ interface PlanRow {
 }
 
 /**
- * Moves runs between `queued` and `assigned`. Every change is a conditional
- * UPDATE, and the assignment pass takes only runs still `queued`, so two
- * instances assigning at once never hand one run out twice.
+ * The assignment pass: queued runs to `assigned` (runs going back to
+ * `queued` are `Releases`').
  */
 export const make = (sql: SqlClient.SqlClient, config: TuningShape) => {
   /**
@@ -48,9 +47,10 @@ export const make = (sql: SqlClient.SqlClient, config: TuningShape) => {
    * It runs on every poll and every new run, so it is built for round trips,
    * not transactions: one read when nothing is queued (the common case);
    * otherwise that read (the candidates and the online workers of their
-   * environments together) and ONE conditional UPDATE for the whole batch. Nothing is locked while the
-   * plan is made: the UPDATE only takes runs still `queued`, so when two
-   * assigners pick the same run it is handed out once and the other skips it.
+   * environments together) and ONE conditional UPDATE for the whole batch.
+   * Nothing is locked while the plan is made: the UPDATE only takes runs
+   * still `queued`, so when two assigners pick the same run it is handed out
+   * once and the other skips it.
    */
   const assignQueued = (environmentId?: string): Effect.Effect<ReadonlyArray<Assigned>> =>
     Effect.gen(function*() {
@@ -127,76 +127,5 @@ export const make = (sql: SqlClient.SqlClient, config: TuningShape) => {
           SELECT moved.id, moved.environment_id, moved.worker_id, moved.deadline_at, pg_notify(${assignedChannel}, moved.worker_id::text) FROM moved ORDER BY moved.id`
     }).pipe(Effect.orDie)
 
-  /** Claim timeout: an assigned run past its deadline goes back to `queued`; answers its environment (none when it moved on). */
-  const releaseExpired = (runId: string): Effect.Effect<ReadonlyArray<{ readonly environment_id: string }>> =>
-    Effect.gen(function*() {
-      const now = yield* nowIso
-      // The timeline names the worker that let the claim deadline pass (read
-      // from the row as it was, through the self-join).
-      return yield* sql<{ environment_id: string }>`
-          WITH released AS (
-            UPDATE runs SET status = 'queued', worker_id = NULL, assigned_at = NULL, deadline_at = NULL
-            FROM runs old
-            WHERE runs.id = ${runId} AND old.id = runs.id AND runs.status = 'assigned' AND runs.deadline_at <= ${now}::timestamptz
-            RETURNING runs.id, runs.environment_id, runs.status, old.worker_id AS worker_id
-          ),
-          logged AS (${recordRunEvents(sql, { from: sql`released`, reason: "claim_timeout", at: now })})
-          SELECT environment_id FROM released`
-    }).pipe(Effect.orDie)
-
-  /** Runs assigned to workers that went offline go back to `queued`; answers them. */
-  const releaseOffline: Effect.Effect<ReadonlyArray<{ readonly id: string; readonly environment_id: string }>> = Effect.gen(function*() {
-    const now = yield* nowIso
-    return yield* sql<{ id: string; environment_id: string }>`
-        WITH released AS (
-          UPDATE runs r SET status = 'queued', worker_id = NULL, assigned_at = NULL, deadline_at = NULL
-          FROM workers w
-          WHERE r.worker_id = w.id AND r.ended_at IS NULL AND r.status = 'assigned'
-            AND w.last_seen_at <= ${now}::timestamptz - ${config.workerOfflineAfterSeconds}::int * interval '1 second'
-          RETURNING r.id, r.environment_id, r.status, w.id AS worker_id
-        ),
-        logged AS (${recordRunEvents(sql, { from: sql`released`, reason: "released", at: now })})
-        SELECT id, environment_id FROM released`
-  }).pipe(Effect.orDie)
-
-  /** A revoked worker's assigned runs go back to `queued`; answers them. */
-  const releaseWorker = (workerId: string): Effect.Effect<ReadonlyArray<{ readonly id: string; readonly environment_id: string }>> =>
-    Effect.gen(function*() {
-      const now = yield* nowIso
-      // The timeline names the worker the run was taken from.
-      return yield* sql<{ id: string; environment_id: string }>`
-          WITH released AS (
-            UPDATE runs SET status = 'queued', worker_id = NULL, assigned_at = NULL, deadline_at = NULL
-            WHERE worker_id = ${workerId} AND ended_at IS NULL AND status = 'assigned'
-            RETURNING id, environment_id, status
-          ),
-          logged AS (${recordRunEvents(sql, { from: sql`released`, reason: "released", at: now, workerId: sql`${workerId}::uuid` })})
-          SELECT id, environment_id FROM released`
-    }).pipe(Effect.orDie)
-
-  /**
-   * A run claimed in its creating statement for a poll that went away
-   * before it could be handed over: back to `assigned` to that worker, as
-   * if the claim had never happened (its next poll takes it). Answers the
-   * new claim deadline, or nothing when the run has moved on meanwhile.
-   */
-  const unclaim = (
-    runId: string,
-    workerId: string
-  ): Effect.Effect<ReadonlyArray<{ readonly deadline_at: Date; readonly environment_id: string }>> =>
-    Effect.gen(function*() {
-      const now = yield* nowIso
-      // On the timeline the run is assigned to the worker again.
-      return yield* sql<{ deadline_at: Date; environment_id: string }>`
-          WITH moved AS (
-            UPDATE runs SET status = 'assigned', claimed_at = NULL,
-              deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
-            WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'claimed'
-            RETURNING *
-          ),
-          logged AS (${recordRunEvents(sql, { from: sql`moved`, reason: "assigned", at: now })})
-          SELECT deadline_at, environment_id FROM moved`
-    }).pipe(Effect.orDie)
-
-  return { assignQueued, releaseExpired, releaseOffline, releaseWorker, unclaim } as const
+  return { assignQueued } as const
 }
