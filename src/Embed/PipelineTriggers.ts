@@ -13,7 +13,8 @@ import { uuidv7 } from "../Crypto/Ids.js"
 import { type Forbidden, NotFound, ValidationError } from "../Domain/Errors.js"
 import { isUuid } from "../Domain/Ids.js"
 import type { Role } from "../Domain/Schemas.js"
-import { type Run, RunRow, type RunStatus, terminalStatuses, toRun } from "../Runs/Run.js"
+import { type Run, type RunStatus, terminalStatuses, toRun } from "../Runs/Run.js"
+import { RunHistory } from "../Runs/RunHistory.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
 import { RunEvents } from "../Scheduler/RunEvents.js"
 import { type FeedEvent, RunFeed, type SlowSubscriber } from "../Scheduler/RunFeed.js"
@@ -71,6 +72,7 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
     const workspaces = yield* Workspaces
     const triggers = yield* Triggers
     const runs = yield* RunsRepo
+    const history = yield* RunHistory
     const runRequests = yield* RunRequests
     const events = yield* RunEvents
     const feed = yield* RunFeed
@@ -142,16 +144,10 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
         return toRun(created.run)
       }).pipe(Effect.withSpan("PipelineTriggers.startRun"))
 
-    const runById = SqlSchema.findOne({
-      Request: Schema.String,
-      Result: RunRow,
-      execute: (id) => sql`SELECT * FROM runs WHERE id = ${id}`
-    })
-
     const getRun = (runId: string): Effect.Effect<Run, NotFound> =>
       runIdOf(runId).pipe(
-        Effect.flatMap((id) => Effect.orDie(runById(id))),
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(NotFound.of("run")), onSome: (row) => Effect.succeed(toRun(row)) }))
+        Effect.flatMap(history.find),
+        Effect.flatMap((row) => row === undefined ? Effect.fail(NotFound.of("run")) : Effect.succeed(toRun(row)))
       )
 
     /** Newest first, at most `limit` (default 50). */

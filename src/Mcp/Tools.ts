@@ -1,5 +1,3 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -10,7 +8,8 @@ import * as Schema from "effect/Schema"
 import { CurrentActor } from "../Auth/Security.js"
 import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
 import { Page } from "../Domain/Schemas.js"
-import { Run, RunRow, terminalStatuses, toRun } from "../Runs/Run.js"
+import { Run, type RunRow, terminalStatuses, toRun } from "../Runs/Run.js"
+import { RunHistory } from "../Runs/RunHistory.js"
 import { RunCancellation } from "../Runs/Cancellation.js"
 import { RunRequests } from "../Runs/RunRequests.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
@@ -80,22 +79,17 @@ const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: t
  */
 export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const triggers = yield* TriggersRepo
     const repo = yield* RunsRepo
     const runRequests = yield* RunRequests
     const runEvents = yield* RunEvents
     const policy = yield* Policy
     const cancellation = yield* RunCancellation
+    const history = yield* RunHistory
 
-    const grantedRun = SqlSchema.findOne({
-      Request: Schema.Struct({ runId: Schema.String, triggerId: Schema.String }),
-      Result: RunRow,
-      execute: ({ runId, triggerId }) => sql`SELECT * FROM runs WHERE id = ${runId} AND trigger_id = ${triggerId}`
-    })
-
+    // The grant reaches its trigger's runs only: any other run is not found.
     const findRun = (grant: McpGrant, runId: string): Effect.Effect<RunRow | undefined> =>
-      grantedRun({ runId, triggerId: grant.triggerId }).pipe(Effect.orDie, Effect.map(Option.getOrUndefined))
+      Effect.map(history.find(runId), (row) => row?.trigger_id === grant.triggerId ? row : undefined)
 
     const runResult = (row: RunRow) => Effect.map(Effect.orDie(encodeRun(toRun(row))), (run) => run as Record<string, unknown>)
 

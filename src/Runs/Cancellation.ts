@@ -1,8 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { actorColumns } from "../Audit/AuditLog.js"
 import { CurrentActor } from "../Auth/Security.js"
 import { RunNotFound, type RunRejection, RunStateConflict } from "../Scheduler/RunRejection.js"
@@ -13,7 +10,7 @@ import { Wakeups } from "../Scheduler/Wakeups.js"
 import { assignedChannel } from "./Store/Assignment.js"
 import { Policy } from "../Tenancy/Policy.js"
 import type { InsufficientRole, NotVisible } from "../Tenancy/TenancyErrors.js"
-import { RunRow } from "./Run.js"
+import { RunHistory } from "./RunHistory.js"
 
 /**
  * `POST /runs/{id}/cancel`: the caller's right to it (operator+ in the run's
@@ -24,23 +21,15 @@ import { RunRow } from "./Run.js"
  * (it answers the run in `cancelRequested`).
  */
 export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Cancellation", {
+  // Stateless reads: its own instance costs nothing and keeps the layer's requirements to the engine's.
+  dependencies: [RunHistory.Default],
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const transitions = yield* Transitions
     const supervisor = yield* Supervisor
     const wakeups = yield* Wakeups
     const policy = yield* Policy
-
-    const run = SqlSchema.findOne({
-      Request: Schema.Struct({ runId: Schema.String, environmentId: Schema.UndefinedOr(Schema.String) }),
-      Result: RunRow,
-      execute: ({ environmentId, runId }) =>
-        sql`SELECT * FROM runs WHERE id = ${runId}
-            ${environmentId === undefined ? sql`` : sql`AND environment_id = ${environmentId}`}`
-    })
-
-    const find = (runId: string, environmentId?: string): Effect.Effect<RunRow | undefined> =>
-      run({ runId, environmentId }).pipe(Effect.orDie, Effect.map(Option.getOrUndefined))
+    const { find } = yield* RunHistory
 
     // `runId` is a decoded path id (see Domain/Ids.pathId) or a stored one (MCP's cancel_run looks the run up first).
     const cancel = Effect.fn("Runs.cancel")(function*(runId: string) {
@@ -67,7 +56,7 @@ export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Can
         return now
       }
       // Nothing matched: ended meanwhile, or a cancel was requested already (its run, unchanged).
-      const current = yield* find(run.id, run.environment_id)
+      const current = yield* find(run.id)
       if (current === undefined) return yield* Effect.fail(new RunNotFound({ runId }))
       if (current.ended_at !== null) {
         return yield* Effect.fail(new RunStateConflict({ runId: current.id, step: "cancel", status: current.status }))
