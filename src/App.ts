@@ -31,6 +31,7 @@ import { RunsLive } from "./Runs/Http.js"
 import { RunCancellation } from "./Runs/Cancellation.js"
 import { RunRequests } from "./Runs/RunRequests.js"
 import { RunsRepo } from "./Runs/RunsRepo.js"
+import { RunStore } from "./RunStore/RunStore.js"
 import * as Scheduler from "./Scheduler/Scheduler.js"
 import { WorkerProtocolLive } from "./WorkerProtocol/Http.js"
 import { WorkerProtocol } from "./WorkerProtocol/WorkerProtocol.js"
@@ -79,6 +80,8 @@ export const layerServices = Layer.mergeAll(
   Redelivery.Default,
   TriggersRepo.Default,
   RunsRepo.Default,
+  // One for the whole engine: every statement that creates or moves a run.
+  RunStore.Default,
   RunHistory.Default,
   Triggers.Default,
   Workers.Default,

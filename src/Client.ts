@@ -6,7 +6,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Api } from "./Api.js"
-import { Run } from "./Runs/Run.js"
+import { Run } from "./Domain/Run.js"
 
 /**
  * The typed client of the whole HTTP API, derived from the same `HttpApi`

@@ -25,7 +25,7 @@ export {
   ValidationError
 } from "./Domain/Errors.js"
 export * as PipelineTriggers from "./Embed.js"
-export { Run, RunStatus } from "./Runs/Run.js"
+export { Run, RunStatus } from "./Domain/Run.js"
 export { PolledRun } from "./WorkerProtocol/Api.js"
 export { CreateTrigger, Trigger } from "./Triggers/Api.js"
 export * from "./WorkerSdk/index.js"

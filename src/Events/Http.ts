@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Api } from "../Api.js"
 import { answerAccess } from "../Http/AccessErrors.js"
-import { Run } from "../Runs/Run.js"
+import { Run } from "../Domain/Run.js"
 import { type FeedEvent, RunFeed } from "../Scheduler/RunFeed.js"
 import { Policy } from "../Tenancy/Policy.js"
 

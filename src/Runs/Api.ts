@@ -4,7 +4,7 @@ import { Authentication } from "../Auth/Security.js"
 import { Conflict, Forbidden, NotFound } from "../Domain/Errors.js"
 import { pathId } from "../Domain/Ids.js"
 import { inputJsonSchema, IsoTimestamp, Limit, Page, Payload } from "../Domain/Schemas.js"
-import { Run, RunStatus } from "./Run.js"
+import { Run, RunStatus } from "../Domain/Run.js"
 import { RunDetail, RunEvent } from "./RunDetail.js"
 
 /** `POST /triggers/{id}/run` body; the body itself is optional. */

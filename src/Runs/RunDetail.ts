@@ -1,8 +1,8 @@
 import * as Schema from "effect/Schema"
 import { Timestamp } from "../Domain/Schemas.js"
 import { WebhookDelivery } from "../Webhooks/Api.js"
-import { Run, RunStatus } from "./Run.js"
-import { RunEventReason } from "./RunTimeline.js"
+import { Run, RunStatus } from "../Domain/Run.js"
+import { RunEventReason } from "../Domain/Run.js"
 
 // Wire schemas of a run's detail and timeline (part of the contract: no server imports here).
 

@@ -1,10 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { type RunRow, type RunStatus, toRun } from "./Run.js"
+import { type RunRow, type RunStatus, toRun } from "../Domain/Run.js"
 import type { DeliveryRow } from "../Webhooks/DeliveriesRepo.js"
 import { WebhookDelivery } from "../Webhooks/Api.js"
 import type { RunDetail, RunEvent } from "./RunDetail.js"
-import type { RunEventReason } from "./RunTimeline.js"
+import type { RunEventReason } from "../Domain/Run.js"
 
 interface DetailRow extends RunRow {
   readonly trigger_name: string

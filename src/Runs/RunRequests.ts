@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Grouped from "../Concurrency/Grouped.js"
 import * as Metrics from "../Observability/Metrics.js"
 import { Supervisor } from "../Scheduler/Supervisor.js"
-import type { Created, CreateRequest } from "./RunsRepo.js"
+import type { Created, CreateRequest } from "../RunStore/Creation.js"
 
 /** The most runs one creating statement inserts. */
 export const maxRunsPerStatement = 100
@@ -22,7 +22,7 @@ interface Item {
  * flight goes at once, so grouping adds no wait at idle.
  *
  * Each request still gets its own answer: its run (placed, handed to a
- * waiting poll or queued, as `RunsRepo.createMany` and
+ * waiting poll or queued, as `RunStore.createMany` and
  * `Supervisor.createRuns` decide), the earlier run for a repeated
  * Idempotency-Key, or undefined when the trigger is gone.
  */

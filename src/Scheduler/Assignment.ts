@@ -1,15 +1,15 @@
 import * as Effect from "effect/Effect"
 import { hotSpan } from "../Config/Tracing.js"
-import { RunStore } from "../Runs/RunStore.js"
-import type { Deadline } from "../Runs/Store/Assignment.js"
+import { RunStore } from "../RunStore/RunStore.js"
+import type { Deadline } from "../RunStore/Assignment.js"
 import { RunFeed } from "./RunFeed.js"
 import { Wakeups } from "./Wakeups.js"
 
-export type { Deadline } from "../Runs/Store/Assignment.js"
+export type { Deadline } from "../RunStore/Assignment.js"
 
 /**
  * Moves runs between `queued` and `assigned` (the statements are
- * `RunStore`'s, see `Runs/Store/Assignment` and `Releases`), with what
+ * `RunStore`'s, see `RunStore/Assignment` and `Releases`), with what
  * follows on this instance: the assigned workers' waiting polls woken, the
  * live feed.
  */
@@ -59,7 +59,5 @@ export class Assignment extends Effect.Service<Assignment>()("Scheduler/Assignme
       }).pipe(hotSpan("Assignment.unclaim"))
 
     return { assignQueued, releaseExpired, releaseOffline, releaseWorker, unclaim } as const
-  }),
-  // So `Assignment.Default` stands alone as a layer (the store holds no state).
-  dependencies: [RunStore.Default]
+  })
 }) {}

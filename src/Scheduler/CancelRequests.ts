@@ -1,9 +1,9 @@
 import * as Effect from "effect/Effect"
-import type { Terminal } from "../Runs/Store/Terminal.js"
+import type { Terminal } from "../RunStore/Terminal.js"
 import type { Ending } from "./Terminal.js"
 import type { TransitionKit } from "./TransitionKit.js"
 
-/** Cancelling a run (the statements are `RunStore`'s, see `Runs/Store/CancelRequests`), an ended run published. */
+/** Cancelling a run (the statements are `RunStore`'s, see `RunStore/CancelRequests`), an ended run published. */
 export const make = (kit: TransitionKit, ending: Ending) => {
   const { published, store } = kit
 

@@ -1,14 +1,14 @@
 import * as Effect from "effect/Effect"
 import { hotSpan } from "../Config/Tracing.js"
-import { type RunRow, toRun } from "../Runs/Run.js"
-import type { Completion } from "../Runs/Store/Endings.js"
-import type { Terminal } from "../Runs/Store/Terminal.js"
+import { type RunRow, toRun } from "../Domain/Run.js"
+import type { Completion } from "../RunStore/Endings.js"
+import type { Terminal } from "../RunStore/Terminal.js"
 import type { RunRejection } from "./RunRejection.js"
 import type { Ending } from "./Terminal.js"
 import type { TransitionKit } from "./TransitionKit.js"
 
 /**
- * A run ends (the statements are `RunStore`'s, see `Runs/Store/Endings`),
+ * A run ends (the statements are `RunStore`'s, see `RunStore/Endings`),
  * with what follows: the terminal-run stream, the live feed, and why a run
  * a worker completed did not end.
  */

@@ -1,11 +1,12 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type { TuningShape } from "../Config/Tuning.js"
-import type { PolledRow } from "../Runs/Run.js"
-import type { Advance, Created, CreateRequest, Placement, RunsRepo } from "../Runs/RunsRepo.js"
+import type { PolledRow } from "../Domain/Run.js"
+import type { Advance, Created, CreateRequest, Placement } from "../RunStore/Creation.js"
+import type { RunStore } from "../RunStore/RunStore.js"
 import type { Assignment, Deadline } from "./Assignment.js"
 import type { RunFeed } from "./RunFeed.js"
-import { assignedChannel } from "../Runs/Store/Assignment.js"
+import { assignedChannel } from "../RunStore/Assignment.js"
 import type { Wakeups } from "./Wakeups.js"
 
 /**
@@ -16,14 +17,14 @@ import type { Wakeups } from "./Wakeups.js"
  */
 export const make = (deps: {
   readonly config: TuningShape
-  readonly repo: RunsRepo
+  readonly store: RunStore
   readonly assignment: Assignment
   readonly wakeups: Wakeups
   readonly feed: RunFeed
   readonly watch: (runId: string, deadlineMs: number) => Effect.Effect<void>
   readonly assignAndWatch: (environmentId?: string) => Effect.Effect<ReadonlyArray<Deadline>>
 }) => {
-  const { assignAndWatch, assignment, config, feed, repo, wakeups, watch } = deps
+  const { assignAndWatch, assignment, config, feed, store, wakeups, watch } = deps
 
   /** The rules run creation uses to assign a new run in its own statement. */
   const placement: Placement = {
@@ -71,7 +72,7 @@ export const make = (deps: {
     )
 
   /**
-   * Creates runs of one trigger (`RunsRepo.createMany`) with the placement
+   * Creates runs of one trigger (`RunStore.createMany`) with the placement
    * rules, then supervises what it created (`requested`). It offers the
    * statement the `claim=true` polls waiting here in the runs' environment:
    * a run placed on one of their workers is claimed in that statement and
@@ -86,7 +87,7 @@ export const make = (deps: {
   ): Effect.Effect<ReadonlyArray<Created | undefined>> =>
     Effect.uninterruptibleMask((restore) => {
       const reservation = wakeups.reserve(options.environmentId)
-      const create = (placement: Placement) => repo.createMany(triggerId, requests, { ...options, placement })
+      const create = (placement: Placement) => store.createMany(triggerId, requests, { ...options, placement })
       const created = reservation.workerIds.length === 0
         ? restore(create(placement))
         : restore(create({ ...placement, claimFor: reservation.workerIds })).pipe(

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import * as Metrics from "../Observability/Metrics.js"
-import type { Run } from "../Runs/Run.js"
+import type { Run } from "../Domain/Run.js"
 
 /** Terminal runs a subscriber may fall behind by before it loses the oldest. */
 export const terminalCapacity = 4096

@@ -11,7 +11,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
-import { type Run, type RunRow, toRun } from "../Runs/Run.js"
+import { type Run, type RunRow, toRun } from "../Domain/Run.js"
 
 /** Postgres channel carrying ids of environments whose runs just moved (comma-separated). */
 export const runEventsChannel = "pts_run_events"

@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import { RunStatus } from "../Runs/Run.js"
+import { RunStatus } from "../Domain/Run.js"
 
 /** A step that moves a run: a worker's (claim, start, heartbeat, complete) or a user's cancel. */
 export const RunStep = Schema.Literal("claim", "start", "heartbeat", "complete", "cancel")

@@ -1,7 +1,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Layer from "effect/Layer"
 import type { Notifications } from "../Db/Notifications.js"
-import type { RunsRepo } from "../Runs/RunsRepo.js"
+import type { RunStore } from "../RunStore/RunStore.js"
 import { Assignment } from "./Assignment.js"
 import { Presence } from "./Presence.js"
 import { Revocation } from "./Revocation.js"
@@ -23,12 +23,12 @@ export type Services = Revocation | Supervisor | Assignment | Transitions | Wake
  * protocol (`WorkerProtocol/WorkerProtocol`) is a layer of its own over it.
  * The database (`SqlClient`, `Notifications`) stays a requirement, so the
  * embedding program chooses it; the schema comes from `Db/Migrations`; so
- * does the repository it creates runs through (`RunsRepo`, in `App.layerServices`);
- * the run store that moves them (`Runs/RunStore`) comes with the layer. So
- * does the port to webhook delivery (`TerminalHandoff`): `Webhooks/Handoff`
+ * does the run store every statement of the engine goes through
+ * (`RunStore`, in `App.layerServices`: one instance, which a test may wrap);
+ * so does the port to webhook delivery (`TerminalHandoff`): `Webhooks/Handoff`
  * where this instance runs a delivery loop, `TerminalHandoff.none` where not.
  */
-export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | Tuning.Tuning | TerminalHandoff | RunsRepo> =
+export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | Tuning.Tuning | TerminalHandoff | RunStore> =
   Revocation.Default.pipe(
     Layer.provideMerge(Layer.merge(Supervisor.Default, Presence.Default)),
     Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
@@ -38,4 +38,4 @@ export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notificat
 /** The scheduler with `Tuning.defaults` overridden by `options`. */
 export const layerWith = (
   options: Partial<Tuning.TuningShape> = {}
-): Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | TerminalHandoff | RunsRepo> => layer.pipe(Layer.provide(Tuning.layer(options)))
+): Layer.Layer<Services, never, SqlClient.SqlClient | Notifications | TerminalHandoff | RunStore> => layer.pipe(Layer.provide(Tuning.layer(options)))

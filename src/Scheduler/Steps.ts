@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import { hotSpan } from "../Config/Tracing.js"
 import * as Metrics from "../Observability/Metrics.js"
-import type { PolledRow, RunRow } from "../Runs/Run.js"
+import type { PolledRow, RunRow } from "../Domain/Run.js"
 import type { RunRejection, WorkerStep } from "./RunRejection.js"
 import type { TransitionKit } from "./TransitionKit.js"
 
@@ -16,7 +16,7 @@ const dispatched = (rows: ReadonlyArray<RunRow>): void => {
 
 /**
  * A worker's steps before the end (the statements are `RunStore`'s, see
- * `Runs/Store/Steps`), with what follows them: the dispatch latency of
+ * `RunStore/Steps`), with what follows them: the dispatch latency of
  * claimed runs, the live feed, and why a run did not move.
  */
 export const make = (kit: TransitionKit) => {

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { Tuning } from "../Config/Tuning.js"
-import { RunsRepo } from "../Runs/RunsRepo.js"
+import { RunStore } from "../RunStore/RunStore.js"
 import { Assignment } from "./Assignment.js"
 import * as AssignmentPasses from "./AssignmentPasses.js"
 import * as DeadlineFibers from "./DeadlineFibers.js"
@@ -26,14 +26,14 @@ export class Supervisor extends Effect.Service<Supervisor>()("Scheduler/Supervis
     const transitions = yield* Transitions
     const wakeups = yield* Wakeups
     const feed = yield* RunFeed
-    const repo = yield* RunsRepo
+    const store = yield* RunStore
     const scope = yield* Effect.scope
 
     // A run whose claim deadline passed, or a retry, is assigned by a pass (defined next; called only once both exist).
     const deadlines = yield* DeadlineFibers.make({ sql, assignment, transitions, requeued: (environmentId) => assignAndWatch(environmentId) })
     const { release, size, watch, watchAll } = deadlines
     const assignAndWatch = AssignmentPasses.make({ assignment, watchAll, scope })
-    const createRuns = RunCreation.make({ config, repo, assignment, wakeups, feed, watch, assignAndWatch })
+    const createRuns = RunCreation.make({ config, store, assignment, wakeups, feed, watch, assignAndWatch })
     yield* Sweep.start({ sql, config, assignment, watchAll, assignAndWatch })
 
     return { watch, watchAll, release, assignAndWatch, createRuns, size } as const

@@ -2,11 +2,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import type { Ended, Lease, Terminal } from "../Runs/Store/Terminal.js"
+import type { Ended, Lease, Terminal } from "../RunStore/Terminal.js"
 import type { Slot, TerminalHandoff } from "./TerminalHandoff.js"
 
 /**
- * Every ending of a run (the terminal statement, `Runs/Store/Terminal`)
+ * Every ending of a run (the terminal statement, `RunStore/Terminal`)
  * with its webhook handed to this instance's delivery loop through the
  * `TerminalHandoff` port when it has room.
  */

@@ -1,5 +1,4 @@
 import * as Effect from "effect/Effect"
-import { RunStore } from "../Runs/RunStore.js"
 import * as CancelRequests from "./CancelRequests.js"
 import * as Endings from "./Endings.js"
 import * as Steps from "./Steps.js"
@@ -7,8 +6,8 @@ import * as Terminal from "./Terminal.js"
 import { TerminalHandoff } from "./TerminalHandoff.js"
 import * as TransitionKit from "./TransitionKit.js"
 
-export type { Completion } from "../Runs/Store/Endings.js"
-export type { Terminal } from "../Runs/Store/Terminal.js"
+export type { Completion } from "../RunStore/Endings.js"
+export type { Terminal } from "../RunStore/Terminal.js"
 
 /**
  * The run state machine after assignment: each transition is a statement of
@@ -21,7 +20,5 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     // This instance's delivery loop, or the port's `none` (see `TerminalHandoff`).
     const ending = Terminal.make(yield* TerminalHandoff)
     return { ...Steps.make(kit), ...Endings.make(kit, ending), ...CancelRequests.make(kit, ending) } as const
-  }),
-  // So `Transitions.Default` stands alone as a layer (the store holds no state).
-  dependencies: [RunStore.Default]
+  })
 }) {}

@@ -4,8 +4,8 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
-import type { PolledRow } from "../Runs/Run.js"
-import { assignedChannel } from "../Runs/Store/Assignment.js"
+import type { PolledRow } from "../Domain/Run.js"
+import { assignedChannel } from "../RunStore/Assignment.js"
 
 /**
  * A `claim=true` poll waiting on this instance. Run creation may claim a new

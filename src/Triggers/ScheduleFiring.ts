@@ -51,7 +51,7 @@ const concurrency = 16
  * `schedulesChannel`), then fires every due tick.
  *
  * A tick's run is created by the statement that moves the trigger's
- * `next_run_at` on from the value read (`RunsRepo.createMany` with
+ * `next_run_at` on from the value read (`RunStore.createMany` with
  * `advance`), through the same path as `POST /run`: placement, audit
  * `run.requested` (actor `system`, `metadata.scheduledFor`), supervision and
  * metrics. Every instance may try the same tick; exactly one statement moves

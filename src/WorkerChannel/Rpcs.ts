@@ -3,7 +3,7 @@ import * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as Schema from "effect/Schema"
 import { ValidationError } from "../Domain/Errors.js"
-import { Run } from "../Runs/Run.js"
+import { Run } from "../Domain/Run.js"
 import { CompleteManyPayload, PolledRun, RejectedRun } from "../WorkerProtocol/Api.js"
 
 /**

@@ -5,7 +5,7 @@ import { Conflict, NotFound } from "../Domain/Errors.js"
 import { pathId } from "../Domain/Ids.js"
 import { costPattern } from "../Domain/Decimal.js"
 import { InputValue, IntParam, Payload } from "../Domain/Schemas.js"
-import { FaultClass, Run } from "../Runs/Run.js"
+import { FaultClass, Run } from "../Domain/Run.js"
 import { Worker } from "../Workers/Api.js"
 
 /** What a worker needs to know about the trigger of a run it is handed. */

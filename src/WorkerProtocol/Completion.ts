@@ -1,4 +1,4 @@
-import type { FaultClass } from "../Runs/Run.js"
+import type { FaultClass } from "../Domain/Run.js"
 import type { Completion } from "../Scheduler/Transitions.js"
 
 /** A worker's report that a run ended, as the REST call and the channel carry it. */

@@ -1,6 +1,6 @@
 import type * as Effect from "effect/Effect"
 import type { PipelineClient } from "../Client.js"
-import type { Run } from "../Runs/Run.js"
+import type { Run } from "../Domain/Run.js"
 
 /** What `complete` sends for one run (the body of `POST .../runs/{runId}/complete`). */
 export type CompletePayload = Parameters<PipelineClient["workerProtocol"]["complete"]>[0]["payload"]

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { Conflict, NotFound } from "../Domain/Errors.js"
-import type { Run } from "../Runs/Run.js"
+import type { Run } from "../Domain/Run.js"
 import { maxBatch, type StepAnswer } from "../WorkerChannel/Rpcs.js"
 import * as Batcher from "./Batcher.js"
 import type { CompletePayload, WorkerCalls } from "./Calls.js"

@@ -101,7 +101,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
 
     /**
      * Relabels and/or drains the worker (admin+). A draining worker keeps its
-     * runs and is assigned no new ones (see `Runs/Placement`). Each
+     * runs and is assigned no new ones (see `RunStore/Placement`). Each
      * change is audited with the mutation.
      */
     const update = Effect.fn("Workers.update")(function*(

@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Tuning } from "../Config/Tuning.js"
 import { nowIso } from "../Domain/Time.js"
-import { workerOnline } from "../Runs/Placement.js"
+import { workerOnline } from "../RunStore/Placement.js"
 import { type Worker, WorkerStatus as Status } from "./Api.js"
 import { WorkerRow } from "./WorkerRow.js"
 

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type { RunStatus } from "../../src/Runs/Run.js"
+import type { RunStatus } from "../../src/Domain/Run.js"
 import { addEnvironment, addMember, createTrigger, insertRun, setupEnvironment, type TestEnv } from "../support/Fixtures.js"
 import { call, layer, registerUser } from "../support/TestApp.js"
 

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { RunRequests } from "../../src/Runs/RunRequests.js"
 import { Wakeups } from "../../src/Scheduler/Wakeups.js"
-import type { PolledRow } from "../../src/Runs/Run.js"
+import type { PolledRow } from "../../src/Domain/Run.js"
 import { addTrigger, addWorker, scheduled, seed } from "../scheduler/support.js"
 
 // `scheduled` provides the scheduler and RunsRepo; RunRequests is built on them.

@@ -4,9 +4,9 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../../src/Db/Notifications.js"
-import { RunsRepo } from "../../src/Runs/RunsRepo.js"
+import { RunStore } from "../../src/RunStore/RunStore.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
-import type { PolledRow } from "../../src/Runs/Run.js"
+import type { PolledRow } from "../../src/Domain/Run.js"
 import { Wakeups } from "../../src/Scheduler/Wakeups.js"
 import { addTrigger, runState, scheduled, seed } from "./support.js"
 
@@ -15,9 +15,9 @@ let beforeStatement: Effect.Effect<void> = Effect.void
 
 /** The run store, with `beforeStatement` run just before each creating statement. */
 const storeWithHook = Layer.effect(
-  RunsRepo,
-  Effect.map(RunsRepo, (repo) =>
-    new RunsRepo({
+  RunStore,
+  Effect.map(RunStore, (repo) =>
+    new RunStore({
       ...repo,
       createMany: (triggerId, requests, options) =>
         Effect.suspend(() => {
@@ -26,7 +26,7 @@ const storeWithHook = Layer.effect(
           return Effect.zipRight(hook, repo.createMany(triggerId, requests, options))
         })
     }))
-).pipe(Layer.provide(RunsRepo.Default))
+).pipe(Layer.provide(RunStore.Default))
 
 /** Wakeups alone: LISTEN never delivers anything here. */
 const wakeupsOnly = Wakeups.Default.pipe(

@@ -5,11 +5,11 @@ import * as TestClock from "effect/TestClock"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
 import { sha256 } from "../../src/Crypto/Tokens.js"
 import { Supervisor } from "../../src/Scheduler/Supervisor.js"
-import { RunsRepo } from "../../src/Runs/RunsRepo.js"
+import { RunStore } from "../../src/RunStore/RunStore.js"
 import * as Scheduler from "../../src/Scheduler/Scheduler.js"
 import { TerminalHandoff } from "../../src/Scheduler/TerminalHandoff.js"
 import { WorkerProtocol } from "../../src/WorkerProtocol/WorkerProtocol.js"
-import type { TuningShape } from "../../src/Config/Tuning.js"
+import * as Tuning from "../../src/Config/Tuning.js"
 import * as TestDatabase from "../support/TestDatabase.js"
 
 /**
@@ -18,17 +18,21 @@ import * as TestDatabase from "../support/TestDatabase.js"
  * every timestamp and deadline the scheduler writes comes from the Effect
  * `Clock`, so adjusting the `TestClock` drives the supervision fibers.
  */
+/** The run store the scheduler goes through: `RunStore.Default`, or a test's wrapper of it. */
+export type Store = Layer.Layer<RunStore, never, SqlClient.SqlClient | Tuning.Tuning>
+
 export const schedulerBesideDelivery = (
-  options: Partial<TuningShape> = {},
-  store: Layer.Layer<RunsRepo, never, SqlClient.SqlClient> = RunsRepo.Default
+  options: Partial<Tuning.TuningShape> = {},
+  store: Store = RunStore.Default
 ) =>
   WorkerProtocol.Default.pipe(
-    Layer.provideMerge(Scheduler.layerWith({ claimTimeoutSeconds: 3, ...options })),
-    Layer.provideMerge(store)
+    Layer.provideMerge(Scheduler.layer),
+    Layer.provideMerge(store),
+    Layer.provide(Tuning.layer({ claimTimeoutSeconds: 3, ...options }))
   )
 
 /** `schedulerBesideDelivery` on an instance without a delivery loop: every webhook row is announced, none handed. */
-export const schedulerOnly = (options: Partial<TuningShape> = {}, store?: Layer.Layer<RunsRepo, never, SqlClient.SqlClient>) =>
+export const schedulerOnly = (options: Partial<Tuning.TuningShape> = {}, store?: Store) =>
   schedulerBesideDelivery(options, store).pipe(Layer.provide(TerminalHandoff.none))
 
 export const databaseLayer = Layer.orDie(TestDatabase.layer)
@@ -40,9 +44,9 @@ export const databaseLayer = Layer.orDie(TestDatabase.layer)
  * running sweep would replay every one-second sweep in between.
  */
 export const scheduled = <A, E, R>(
-  options: Partial<TuningShape>,
+  options: Partial<Tuning.TuningShape>,
   body: (t0: number) => Effect.Effect<A, E, R>,
-  store?: Layer.Layer<RunsRepo, never, SqlClient.SqlClient>
+  store?: Store
 ) =>
   Effect.gen(function*() {
     const t0 = Date.now()

@@ -14,7 +14,7 @@ import { ScheduleFiring, ScheduleFiringConfig } from "../../src/Triggers/Schedul
 import { Triggers } from "../../src/Triggers/Triggers.js"
 import { TriggersRepo } from "../../src/Triggers/TriggersRepo.js"
 import { UrlGuard } from "../../src/Webhooks/UrlGuard.js"
-import { RunsRepo } from "../../src/Runs/RunsRepo.js"
+import { RunStore } from "../../src/RunStore/RunStore.js"
 import { Assignment } from "../../src/Scheduler/Assignment.js"
 import { RunEvents } from "../../src/Scheduler/RunEvents.js"
 import { RunFeed } from "../../src/Scheduler/RunFeed.js"
@@ -46,9 +46,8 @@ const noSweep = { sweepIntervalMillis: 24 * 3_600_000 }
  * thousands of times over a virtual day).
  */
 const supervision = Supervisor.Default.pipe(
-  Layer.provideMerge(RunsRepo.Default),
   Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
-  Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default)),
+  Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default, RunStore.Default)),
   Layer.provide(Tuning.layer(noSweep)),
   Layer.provide(TerminalHandoff.none)
 )

@@ -1,6 +1,6 @@
 import * as Schema from "effect/Schema"
-import { canonicalOrNull } from "../Domain/Decimal.js"
-import { Timestamp } from "../Domain/Schemas.js"
+import { canonicalOrNull } from "./Decimal.js"
+import { Timestamp } from "./Schemas.js"
 
 export const RunStatus = Schema.Literal("queued", "assigned", "claimed", "running", "succeeded", "failed", "timed_out", "cancelled")
 export type RunStatus = typeof RunStatus.Type
@@ -8,6 +8,22 @@ export type RunStatus = typeof RunStatus.Type
 export const activeStatuses = ["queued", "assigned", "claimed", "running"] as const
 export const terminalStatuses = ["succeeded", "failed", "timed_out", "cancelled"] as const
 export type TerminalStatus = typeof terminalStatuses[number]
+
+/** Why a run moved: each entry of `GET /runs/{id}/events` names one. */
+export const RunEventReason = Schema.Literal(
+  "requested",
+  "assigned",
+  "claimed",
+  "started",
+  "completed",
+  "claim_timeout",
+  "heartbeat_timeout",
+  "execution_timeout",
+  "cancelled",
+  "worker_revoked",
+  "released"
+)
+export type RunEventReason = typeof RunEventReason.Type
 
 export const FaultClass = Schema.Literal("infra", "client", "none")
 export type FaultClass = typeof FaultClass.Type

@@ -1,22 +1,6 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import * as Schema from "effect/Schema"
-
-/** Why a run moved: each entry of `GET /runs/{id}/events` names one. */
-export const RunEventReason = Schema.Literal(
-  "requested",
-  "assigned",
-  "claimed",
-  "started",
-  "completed",
-  "claim_timeout",
-  "heartbeat_timeout",
-  "execution_timeout",
-  "cancelled",
-  "worker_revoked",
-  "released"
-)
-export type RunEventReason = typeof RunEventReason.Type
+import type { RunEventReason } from "../Domain/Run.js"
 
 /**
  * Records run transitions in `run_events`, as a fragment to put in the SAME

@@ -1,8 +1,8 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import type { TuningShape } from "../../Config/Tuning.js"
-import { nowIso } from "../../Domain/Time.js"
-import { recordRunEvents } from "../RunTimeline.js"
+import type { TuningShape } from "../Config/Tuning.js"
+import { nowIso } from "../Domain/Time.js"
+import { recordRunEvents } from "./RunEvents.js"
 
 /**
  * Assigned runs going back to `queued` (a claim deadline passed, the worker

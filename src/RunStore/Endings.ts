@@ -1,9 +1,9 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { uuidv7 } from "../../Crypto/Ids.js"
-import { nowIso } from "../../Domain/Time.js"
-import type { FaultClass, RunRow } from "../Run.js"
-import { recordRunEvents } from "../RunTimeline.js"
+import { uuidv7 } from "../Crypto/Ids.js"
+import { nowIso } from "../Domain/Time.js"
+import type { FaultClass, RunRow } from "../Domain/Run.js"
+import { recordRunEvents } from "./RunEvents.js"
 import type { SetClauses } from "./SetClauses.js"
 import type { Ended, Lease, TerminalStatement } from "./Terminal.js"
 

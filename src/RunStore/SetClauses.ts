@@ -1,6 +1,6 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
-import type { FaultClass } from "../Run.js"
+import type { FaultClass } from "../Domain/Run.js"
 
 /**
  * The SET clauses and expressions two or more run statements write (the

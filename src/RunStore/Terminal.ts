@@ -1,8 +1,9 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import type { RunRow } from "../Run.js"
-import { recordRunEvents, type RunEventReason } from "../RunTimeline.js"
+import type { RunRow } from "../Domain/Run.js"
+import type { RunEventReason } from "../Domain/Run.js"
+import { recordRunEvents } from "./RunEvents.js"
 
 /** The Postgres channel a free outbox row is announced on; delivery loops listen to it. */
 export const outboxChannel = "webhook_outbox"

@@ -1,8 +1,8 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { nowIso } from "../../Domain/Time.js"
-import type { PolledRow, RunRow, RunStatus } from "../Run.js"
-import { recordRunEvents } from "../RunTimeline.js"
+import { nowIso } from "../Domain/Time.js"
+import type { PolledRow, RunRow, RunStatus } from "../Domain/Run.js"
+import { recordRunEvents } from "./RunEvents.js"
 import type { SetClauses } from "./SetClauses.js"
 
 /** A worker's step that moves a run without ending it. */

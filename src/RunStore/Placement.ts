@@ -4,8 +4,8 @@ import type * as Statement from "@effect/sql/Statement"
 /**
  * Where a new run goes, as SQL over a `workers` row aliased `w`. Run
  * creation places a new run in its own statement with all of it
- * (`RunsRepo.createMany`); the assignment pass over queued runs
- * (`Runs/Store/Assignment`) reads each worker's load and eligibility with the
+ * (`RunStore.createMany`); the assignment pass over queued runs
+ * (`RunStore/Assignment`) reads each worker's load and eligibility with the
  * same expressions and takes places in the same order one run at a time
  * (`placeEach`: a pass takes up to `batchSize` runs of any trigger, pinned
  * or not, where the set-wise form would expand hundreds of places per worker).

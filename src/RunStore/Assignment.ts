@@ -1,10 +1,10 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { Fragment as SqlFragment } from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
-import type { TuningShape } from "../../Config/Tuning.js"
-import { nowIso } from "../../Domain/Time.js"
-import { type LoadedWorker, placeEach, workerActive, workerLoad, workerTakesNewRuns } from "../Placement.js"
-import { recordRunEvents } from "../RunTimeline.js"
+import type { TuningShape } from "../Config/Tuning.js"
+import { nowIso } from "../Domain/Time.js"
+import { type LoadedWorker, placeEach, workerActive, workerLoad, workerTakesNewRuns } from "./Placement.js"
+import { recordRunEvents } from "./RunEvents.js"
 
 /** Postgres channel carrying the id of a worker that was just given runs (its waiting polls listen, see `Scheduler/Wakeups`). */
 export const assignedChannel = "pts_run_assigned"
@@ -103,7 +103,7 @@ export const make = (sql: SqlClient.SqlClient, config: TuningShape) => {
         list.push({ id: w.id, active: w.active, waiting: w.waiting, recent: w.recent })
         workersByEnv.set(w.environment_id, list)
       }
-      // The placement rule of `Runs/Placement`, applied one run at a time
+      // The placement rule of `RunStore/Placement`, applied one run at a time
       // over the loads just read. Run creation applies it set-wise in SQL
       // (a worker's k-th free place costs active + k): that form costs a
       // row per free place, 1,000,000 places with 10,000 workers, too many
