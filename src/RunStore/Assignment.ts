@@ -100,7 +100,7 @@ export const make = (sql: SqlClient.SqlClient, config: TuningShape) => {
       for (const w of rows) {
         if (w.kind !== "worker") continue
         const list = workersByEnv.get(w.environment_id) ?? []
-        list.push({ id: w.id, active: w.active, waiting: w.waiting, recent: w.recent })
+        list.push({ id: w.id, cost: w.active, waiting: w.waiting, recent: w.recent, polling: false })
         workersByEnv.set(w.environment_id, list)
       }
       // The placement rule of `RunStore/Placement`, applied one run at a time

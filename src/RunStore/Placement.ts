@@ -2,19 +2,21 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as Statement from "@effect/sql/Statement"
 
 /**
- * Where a new run goes, as SQL over a `workers` row aliased `w`. Run
- * creation places a new run in its own statement with all of it
- * (`RunStore.createMany`); the assignment pass over queued runs
- * (`RunStore/Assignment`) reads each worker's load and eligibility with the
- * same expressions and takes places in the same order one run at a time
- * (`placeEach`: a pass takes up to `batchSize` runs of any trigger, pinned
- * or not, where the set-wise form would expand hundreds of places per worker).
+ * Where a new run goes: the placement rule, declared once here and applied
+ * in two ways. Run creation places its runs in its own statement, set-wise
+ * in SQL (`freePlaces` taken in `placeOrder`, see `RunStore/Creation`); the
+ * assignment pass (`RunStore/Assignment`) reads each worker's load and
+ * eligibility with the same SQL expressions and takes places one run at a
+ * time in JavaScript (`placeEach`, comparing with `comparePlaces`): a pass
+ * takes up to `batchSize` runs of any trigger, pinned or not, where the
+ * set-wise form would expand hundreds of places per worker. Both forms read
+ * the one `order` below, and a test checks they choose the same workers.
  *
  * The rule: the trigger's pinned worker, else the least-loaded worker of the
  * environment that takes new runs, workers in touch before quiet ones, none
  * with `maxAssignedPerWorker` unclaimed runs. Spread over several runs as one
  * at a time would be: a worker's k-th free place (k from 0) costs
- * `load.active + k`, and the n-th run takes the n-th place in `placeOrder`.
+ * `load.active + k`, and the n-th run takes the n-th place in `order`.
  */
 
 /** The scheduler's settings the rule reads (see `Config/Tuning`). */
@@ -82,17 +84,53 @@ export const freePlaces = (
       ${workerLoad(sql)}
       WHERE ${workerTakesNewRuns(sql, now, rules.workerOfflineAfterSeconds)}
         AND load.waiting < ${rules.maxAssignedPerWorker}::int AND ${options.where ?? sql`true`}
-      ORDER BY recent DESC, load.active, polling DESC, w.id
+      -- Workers by their first place (k = 0: cost = load.active).
+      ORDER BY ${orderBy(sql, { recent: "recent", cost: "load.active", polling: "polling", id: "w.id" })}
       LIMIT ${options.wanted}
     ) w
     CROSS JOIN LATERAL generate_series(0, LEAST(${rules.maxAssignedPerWorker}::int - w.waiting, ${options.wanted}::int) - 1) AS k`
 
+/** A free place as the rule compares it (the columns `freePlaces` answers). */
+export interface Place {
+  /** Seen within `activeWorkerSeconds`: in touch (polling), preferred over quiet workers. */
+  readonly recent: boolean
+  /** The worker's active runs, plus the places already taken on it (`k`). */
+  readonly cost: number
+  /** Preferred among equals (a worker whose claim poll waits on this instance). */
+  readonly polling: boolean
+  readonly id: string
+}
+
 /**
- * The order places are taken in, over `freePlaces`' columns: workers in
- * touch before quiet ones (registered, not polling), then the fewest active
- * runs (the contract's rule), then preferred workers, then the worker id.
+ * The order places are taken in, most preferred first: workers in touch
+ * before quiet ones (registered, not polling), then the lowest cost (the
+ * contract's "fewest active runs"), then preferred workers, then the worker
+ * id (a total order, so both forms break ties alike: a uuid orders as its
+ * lowercase text does).
  */
-export const placeOrder = (sql: SqlClient.SqlClient) => sql`recent DESC, cost, polling DESC, id`
+const order: ReadonlyArray<{ readonly key: keyof Place; readonly descending: boolean }> = [
+  { key: "recent", descending: true },
+  { key: "cost", descending: false },
+  { key: "polling", descending: true },
+  { key: "id", descending: false }
+]
+
+/** `order` as an ORDER BY list, each key written as `columns` names it. */
+const orderBy = (sql: SqlClient.SqlClient, columns: Record<keyof Place, string>) =>
+  sql.literal(order.map(({ descending, key }) => `${columns[key]}${descending ? " DESC" : ""}`).join(", "))
+
+/** `order` over `freePlaces`' columns. */
+export const placeOrder = (sql: SqlClient.SqlClient) => orderBy(sql, { recent: "recent", cost: "cost", polling: "polling", id: "id" })
+
+/** `order` as a comparator: negative when `a` is taken before `b`. */
+export const comparePlaces = (a: Place, b: Place): number => {
+  for (const { descending, key } of order) {
+    const x = a[key]
+    const y = b[key]
+    if (x !== y) return (x < y ? -1 : 1) * (descending ? -1 : 1)
+  }
+  return 0
+}
 
 /** A queued run to place: its environment and its trigger's pinned worker, if any. */
 export interface QueuedRun {
@@ -102,14 +140,11 @@ export interface QueuedRun {
 }
 
 /** A worker that takes new runs, with its load as read (`workerLoad`, `workerActive`). */
-export interface LoadedWorker {
-  readonly id: string
-  /** Assigned, claimed or running: what "least loaded" compares. */
-  active: number
+export interface LoadedWorker extends Place {
+  /** Its next free place's cost: runs it holds (assigned, claimed, running), counted up as places are taken. */
+  cost: number
   /** Assigned and not yet claimed: capped by `maxAssignedPerWorker`. */
   waiting: number
-  /** Seen within `activeWorkerSeconds`: preferred over workers that are online but quiet. */
-  readonly recent: boolean
 }
 
 /**
@@ -126,16 +161,14 @@ export const placeEach = (
   const runIds: Array<string> = []
   const workerIds: Array<string> = []
   for (const run of runs) {
-    // A worker with a full page of unclaimed runs gets no more until it claims some.
-    const workers = (workersByEnv.get(run.environment_id) ?? []).filter((w) => w.waiting < maxAssignedPerWorker)
-    // Workers in touch first; quiet ones (registered, not polling) only when no other has room.
-    const recent = workers.filter((w) => w.recent)
-    const eligible = recent.length > 0 ? recent : workers
-    const worker = run.pinned !== null
-      ? workers.find((w) => w.id === run.pinned)
-      : eligible.reduce<LoadedWorker | undefined>((best, w) => best === undefined || w.active < best.active ? w : best, undefined)
+    let worker: LoadedWorker | undefined
+    for (const w of workersByEnv.get(run.environment_id) ?? []) {
+      // A worker with a full page of unclaimed runs gets no more until it claims some (as `freePlaces`).
+      if (w.waiting >= maxAssignedPerWorker || (run.pinned !== null && w.id !== run.pinned)) continue
+      if (worker === undefined || comparePlaces(w, worker) < 0) worker = w
+    }
     if (worker === undefined) continue
-    worker.active++
+    worker.cost++
     worker.waiting++
     runIds.push(run.id)
     workerIds.push(worker.id)

@@ -7,7 +7,7 @@ import { Wakeups } from "../../src/Scheduler/Wakeups.js"
 import type { PolledRow } from "../../src/Domain/Run.js"
 import { addTrigger, addWorker, scheduled, seed } from "../scheduler/support.js"
 
-// `scheduled` provides the scheduler and RunsRepo; RunRequests is built on them.
+// `scheduled` provides the scheduler and the run store; RunRequests is built on them.
 const withRequests = <A, E, R>(body: (t0: number) => Effect.Effect<A, E, R>) =>
   scheduled({ maxAssignedPerWorker: 10 }, (t0) => body(t0).pipe(Effect.provide(RunRequests.Default)))
 

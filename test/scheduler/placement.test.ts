@@ -1,0 +1,147 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
+import fc from "fast-check"
+import * as Tuning from "../../src/Config/Tuning.js"
+import { uuidv7 } from "../../src/Crypto/Ids.js"
+import { comparePlaces, type LoadedWorker, placeEach } from "../../src/RunStore/Placement.js"
+import { RunStore } from "../../src/RunStore/RunStore.js"
+import { addTrigger, addWorker, databaseLayer, seedTenant } from "./support.js"
+
+/**
+ * The placement rule is declared once (`RunStore/Placement`) and applied two
+ * ways: set-wise in SQL by run creation, one run at a time in JavaScript by
+ * the assignment pass. These tests give both the same workers and loads and
+ * check they choose the same worker for every run, in the same order.
+ */
+const rules = { workerOfflineAfterSeconds: 30, activeWorkerSeconds: 5, maxAssignedPerWorker: 3 }
+
+/** A worker as generated: how recently it was seen, whether it drains, and the runs it holds. */
+interface WorkerCase {
+  readonly seen: "recent" | "quiet" | "offline"
+  readonly draining: boolean
+  /** Assigned and not yet claimed (counts against `maxAssignedPerWorker`). */
+  readonly waiting: number
+  /** Claimed or running. */
+  readonly busy: number
+}
+
+interface Case {
+  readonly workers: ReadonlyArray<WorkerCase>
+  readonly runs: number
+  /** Index of the worker the trigger is pinned to, if any. */
+  readonly pinned: number | undefined
+}
+
+const workerCase: fc.Arbitrary<WorkerCase> = fc.record({
+  seen: fc.constantFrom("recent", "recent", "quiet", "offline"),
+  draining: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
+  waiting: fc.integer({ min: 0, max: 3 }),
+  busy: fc.integer({ min: 0, max: 3 })
+})
+
+const cases: fc.Arbitrary<Case> = fc.array(workerCase, { minLength: 1, maxLength: 10 }).chain((workers) =>
+  fc.record({
+    workers: fc.constant(workers),
+    runs: fc.integer({ min: 1, max: 6 }),
+    pinned: fc.option(fc.integer({ min: 0, max: workers.length - 1 }), { nil: undefined, freq: 4 })
+  })
+)
+
+const layer = RunStore.Default.pipe(Layer.provide(Tuning.layer(rules)), Layer.provideMerge(databaseLayer))
+
+/** Seeds one case in an environment of its own; answers the trigger, the workers' ids and what the pass would read of them. */
+const seedCase = (c: Case, now: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const tenant = yield* seedTenant
+    const workers: Array<{ readonly id: string; readonly worker: WorkerCase }> = []
+    for (const worker of c.workers) {
+      const seenAgo = worker.seen === "recent" ? 1 : worker.seen === "quiet" ? 15 : 60
+      const { workerId } = yield* addWorker(tenant, new Date(now - seenAgo * 1000))
+      if (worker.draining) yield* sql`UPDATE workers SET draining = true WHERE id = ${workerId}`
+      workers.push({ id: workerId, worker })
+    }
+    const loadTrigger = yield* addTrigger(tenant.environmentId)
+    for (const { id, worker } of workers) {
+      const held = [...Array(worker.waiting).fill("assigned"), ...Array(worker.busy).fill("running")] as Array<string>
+      for (const status of held) {
+        yield* sql`
+          INSERT INTO runs (id, trigger_id, environment_id, status, timeout_seconds, heartbeat_timeout_seconds, max_retries,
+            worker_id, assigned_at, deadline_at)
+          VALUES (${uuidv7()}, ${loadTrigger}, ${tenant.environmentId}, ${status}, 60, 5, 0, ${id},
+            ${new Date(now).toISOString()}::timestamptz, ${new Date(now + 60_000).toISOString()}::timestamptz)`
+      }
+    }
+    const triggerId = yield* addTrigger(tenant.environmentId, { workerId: c.pinned === undefined ? null : workers[c.pinned]!.id })
+    // What the pass reads: workers that take new runs (online, not draining), with their loads.
+    const loaded: Array<LoadedWorker> = workers
+      .filter(({ worker }) => worker.seen !== "offline" && !worker.draining)
+      .map(({ id, worker }) => ({
+        id,
+        cost: worker.waiting + worker.busy,
+        waiting: worker.waiting,
+        recent: worker.seen === "recent",
+        polling: false
+      }))
+    return { environmentId: tenant.environmentId, triggerId, loaded, pinned: c.pinned === undefined ? null : workers[c.pinned]!.id }
+  }).pipe(Effect.orDie)
+
+/** Both forms on one case: the workers run creation chose, request by request, and those `placeEach` chooses. */
+const bothForms = (c: Case) =>
+  Effect.gen(function*() {
+    const now = 1_800_000_000_000
+    yield* TestClock.setTime(now)
+    const seeded = yield* seedCase(c, now)
+    const store = yield* RunStore
+    const created = yield* store.createMany(
+      seeded.triggerId,
+      Array.from({ length: c.runs }, () => ({
+        input: undefined,
+        idempotencyKey: undefined,
+        actor: { _tag: "User" as const, userId: uuidv7(), sessionHash: "t" }
+      })),
+      { placement: { ...rules, claimTimeoutSeconds: 30, channel: "placement_test" } }
+    )
+    const bySql = created.map((run) => run?.assigned?.workerId)
+    const runs = created.map((run) => ({ id: run!.run.id, environment_id: seeded.environmentId, pinned: seeded.pinned }))
+    const plan = placeEach(runs, new Map([[seeded.environmentId, seeded.loaded]]), rules.maxAssignedPerWorker)
+    const chosen = new Map(plan.runIds.map((id, i) => [id, plan.workerIds[i]]))
+    const byJs = runs.map((run) => chosen.get(run.id))
+    return { bySql, byJs }
+  })
+
+describe("the placement rule's two forms agree", () => {
+  it.effect("run creation (SQL) and the assignment pass (placeEach) choose the same workers, in order", () =>
+    Effect.gen(function*() {
+      const samples = fc.sample(cases, { numRuns: 60, seed: 15 })
+      let placed = 0
+      for (const c of samples) {
+        const { byJs, bySql } = yield* bothForms(c)
+        expect(bySql, JSON.stringify(c)).toEqual(byJs)
+        placed += bySql.filter((w) => w !== undefined).length
+      }
+      // Not vacuous: most cases place runs.
+      expect(placed).toBeGreaterThan(samples.length)
+    }).pipe(Effect.provide(layer)))
+
+  it("the order: in touch first, then the lowest cost, then a preferred worker, then the id", () => {
+    const place = (recent: boolean, cost: number, polling: boolean, id: string) => ({ recent, cost, polling, id })
+    const places = [
+      place(false, 0, true, "a"),
+      place(true, 2, false, "a"),
+      place(true, 1, false, "b"),
+      place(true, 1, true, "c"),
+      place(true, 1, false, "a")
+    ]
+    expect([...places].sort(comparePlaces)).toEqual([
+      place(true, 1, true, "c"),
+      place(true, 1, false, "a"),
+      place(true, 1, false, "b"),
+      place(true, 2, false, "a"),
+      place(false, 0, true, "a")
+    ])
+  })
+})
