@@ -78,11 +78,10 @@ export const make = (sql: SqlClient.SqlClient, config: TuningShape) => {
           ORDER BY kind, id`
         // One environment (a poll, a new run): its workers first, and no
         // candidates are read when none of them has room (under a backlog,
-        // reading a page of runs nobody can take was most of this pass).
-        // Nor are its workers read when nothing is queued there (one index
-        // probe, evaluated once): an idle fleet's every poll asks, and
-        // reading 10,000 idle workers with their load for each was most of
-        // a poll's cost.
+        // a page of runs nobody can take would be read for nothing). Nor
+        // are its workers read when nothing is queued there (one index
+        // probe, evaluated once): an idle fleet's every poll asks, and every
+        // worker with its load, read for each, would be most of a poll's cost.
         : sql<PlanRow>`
           WITH w AS (${online} AND w.environment_id = ${environmentId} AND EXISTS (
             SELECT 1 FROM runs q WHERE q.environment_id = ${environmentId} AND q.worker_id IS NULL AND q.ended_at IS NULL AND q.status = 'queued')),

@@ -63,7 +63,8 @@ export const workerTakesNewRuns = (sql: SqlClient.SqlClient, now: string, offlin
  * are expanded, each to at most `wanted` places: every worker ranked before
  * another has a first place at least as cheap as any of the other's, so no
  * later worker holds one of the `wanted` cheapest. Expanding every worker to
- * every free place cost a million rows, 1.4 s, with 10,000 online workers.
+ * every free place would cost a row per free place: a million with 10,000
+ * online workers.
  */
 export const freePlaces = (
   sql: SqlClient.SqlClient,
