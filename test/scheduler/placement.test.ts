@@ -14,7 +14,9 @@ import { addTrigger, addWorker, databaseLayer, seedTenant } from "./support.js"
  * The placement rule is declared once (`RunStore/Placement`) and applied two
  * ways: set-wise in SQL by run creation, one run at a time in JavaScript by
  * the assignment pass. These tests give both the same workers and loads and
- * check they choose the same worker for every run, in the same order.
+ * check they choose the same worker for every run, in the same order: the
+ * pass's plan alone (`placeEach` over the generated loads), and the whole
+ * pass (`assignQueued`, its own reads included) over a copy of the case.
  */
 const rules = { workerOfflineAfterSeconds: 30, activeWorkerSeconds: 5, maxAssignedPerWorker: 3 }
 
@@ -86,41 +88,60 @@ const seedCase = (c: Case, now: number) =>
         recent: worker.seen === "recent",
         polling: false
       }))
-    return { environmentId: tenant.environmentId, triggerId, loaded, pinned: c.pinned === undefined ? null : workers[c.pinned]!.id }
+    return {
+      environmentId: tenant.environmentId,
+      triggerId,
+      loaded,
+      workerIds: workers.map((w) => w.id),
+      pinned: c.pinned === undefined ? null : workers[c.pinned]!.id
+    }
   }).pipe(Effect.orDie)
 
-/** Both forms on one case: the workers run creation chose, request by request, and those `placeEach` chooses. */
+const requestsOf = (n: number) =>
+  Array.from({ length: n }, () => ({
+    input: undefined,
+    idempotencyKey: undefined,
+    actor: { _tag: "User" as const, userId: uuidv7(), sessionHash: "t" }
+  }))
+
+/**
+ * Both forms on one case, as the index of the worker each run went to:
+ * run creation's, `placeEach`'s over the same loads, and a whole assignment
+ * pass's over a copy of the case whose runs were created queued.
+ */
 const bothForms = (c: Case) =>
   Effect.gen(function*() {
     const now = 1_800_000_000_000
     yield* TestClock.setTime(now)
-    const seeded = yield* seedCase(c, now)
     const store = yield* RunStore
-    const created = yield* store.createMany(
-      seeded.triggerId,
-      Array.from({ length: c.runs }, () => ({
-        input: undefined,
-        idempotencyKey: undefined,
-        actor: { _tag: "User" as const, userId: uuidv7(), sessionHash: "t" }
-      })),
-      { placement: { ...rules, claimTimeoutSeconds: 30, channel: "placement_test" } }
-    )
-    const bySql = created.map((run) => run?.assigned?.workerId)
+    const seeded = yield* seedCase(c, now)
+    const created = yield* store.createMany(seeded.triggerId, requestsOf(c.runs), {
+      placement: { ...rules, claimTimeoutSeconds: 30, channel: "placement_test" }
+    })
+    const indexIn = (workerIds: ReadonlyArray<string>) => (id: string | undefined) =>
+      id === undefined ? undefined : workerIds.indexOf(id)
+    const bySql = created.map((run) => run?.assigned?.workerId).map(indexIn(seeded.workerIds))
     const runs = created.map((run) => ({ id: run!.run.id, environment_id: seeded.environmentId, pinned: seeded.pinned }))
     const plan = placeEach(runs, new Map([[seeded.environmentId, seeded.loaded]]), rules.maxAssignedPerWorker)
     const chosen = new Map(plan.runIds.map((id, i) => [id, plan.workerIds[i]]))
-    const byJs = runs.map((run) => chosen.get(run.id))
-    return { bySql, byJs }
+    const byJs = runs.map((run) => chosen.get(run.id)).map(indexIn(seeded.workerIds))
+    // The copy: its runs created queued (no placement), then one pass, which takes them oldest first.
+    const copy = yield* seedCase(c, now)
+    const queued = yield* store.createMany(copy.triggerId, requestsOf(c.runs))
+    const assigned = new Map((yield* store.assignQueued(copy.environmentId)).map((a) => [a.id, a.worker_id]))
+    const byPass = queued.map((run) => assigned.get(run!.run.id)).map(indexIn(copy.workerIds))
+    return { bySql, byJs, byPass }
   })
 
 describe("the placement rule's two forms agree", () => {
-  it.effect("run creation (SQL) and the assignment pass (placeEach) choose the same workers, in order", () =>
+  it.effect("run creation (SQL), placeEach and a whole assignment pass choose the same workers, in order", () =>
     Effect.gen(function*() {
       const samples = fc.sample(cases, { numRuns: 60, seed: 15 })
       let placed = 0
       for (const c of samples) {
-        const { byJs, bySql } = yield* bothForms(c)
+        const { byJs, byPass, bySql } = yield* bothForms(c)
         expect(bySql, JSON.stringify(c)).toEqual(byJs)
+        expect(byPass, JSON.stringify(c)).toEqual(bySql)
         placed += bySql.filter((w) => w !== undefined).length
       }
       // Not vacuous: most cases place runs.
