@@ -86,7 +86,7 @@ export const freePlaces = (
       WHERE ${workerTakesNewRuns(sql, now, rules.workerOfflineAfterSeconds)}
         AND load.waiting < ${rules.maxAssignedPerWorker}::int AND ${options.where ?? sql`true`}
       -- Workers by their first place (k = 0: cost = load.active).
-      ORDER BY ${orderBy(sql, { recent: "recent", cost: "load.active", polling: "polling", id: "w.id" })}
+      ORDER BY ${sql.literal(workersOrderList)}
       LIMIT ${options.wanted}
     ) w
     CROSS JOIN LATERAL generate_series(0, LEAST(${rules.maxAssignedPerWorker}::int - w.waiting, ${options.wanted}::int) - 1) AS k`
@@ -117,11 +117,16 @@ const order: ReadonlyArray<{ readonly key: keyof Place; readonly descending: boo
 ]
 
 /** `order` as an ORDER BY list, each key written as `columns` names it. */
-const orderBy = (sql: SqlClient.SqlClient, columns: Record<keyof Place, string>) =>
-  sql.literal(order.map(({ descending, key }) => `${columns[key]}${descending ? " DESC" : ""}`).join(", "))
+const orderList = (columns: Record<keyof Place, string>) =>
+  order.map(({ descending, key }) => `${columns[key]}${descending ? " DESC" : ""}`).join(", ")
+
+// Both lists are fixed: written out once, at load.
+const placesOrderList = orderList({ recent: "recent", cost: "cost", polling: "polling", id: "id" })
+// A worker's first place (k = 0) costs its active runs.
+const workersOrderList = orderList({ recent: "recent", cost: "load.active", polling: "polling", id: "w.id" })
 
 /** `order` over `freePlaces`' columns. */
-export const placeOrder = (sql: SqlClient.SqlClient) => orderBy(sql, { recent: "recent", cost: "cost", polling: "polling", id: "id" })
+export const placeOrder = (sql: SqlClient.SqlClient) => sql.literal(placesOrderList)
 
 /** `order` as a comparator: negative when `a` is taken before `b`. */
 export const comparePlaces = (a: Place, b: Place): number => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import ts from "typescript"
+import { resolveRelative, specifiersOf } from "./ImportGraph.js"
 
 /**
  * The contract (every `Api.ts`, the wire schemas and errors they use, the
@@ -21,24 +21,6 @@ interface Edge {
   readonly specifier: string
 }
 
-/** The value imports and re-exports of one file. */
-const valueImports = (file: string): ReadonlyArray<string> => {
-  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false)
-  const found: Array<string> = []
-  for (const statement of source.statements) {
-    if (ts.isImportDeclaration(statement)) {
-      const clause = statement.importClause
-      const typeOnly = clause !== undefined && (clause.isTypeOnly ||
-        (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) &&
-          clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)))
-      if (!typeOnly) found.push((statement.moduleSpecifier as ts.StringLiteral).text)
-    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined && !statement.isTypeOnly) {
-      found.push((statement.moduleSpecifier as ts.StringLiteral).text)
-    }
-  }
-  return found
-}
-
 /** Every external specifier reached from `entries` through value imports, with the file that imports it. */
 const reach = (entries: ReadonlyArray<string>) => {
   const seen = new Set<string>()
@@ -46,9 +28,9 @@ const reach = (entries: ReadonlyArray<string>) => {
   const visit = (file: string) => {
     if (seen.has(file)) return
     seen.add(file)
-    for (const specifier of valueImports(file)) {
+    for (const specifier of specifiersOf(file, { types: false })) {
       if (specifier.startsWith(".")) {
-        const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, ".ts")
+        const target = resolveRelative(file, specifier)
         expect(fs.existsSync(target), `${specifier} from ${file}`).toBe(true)
         visit(target)
       } else {

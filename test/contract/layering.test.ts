@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import ts from "typescript"
+import { resolveRelative, specifiersOf } from "./ImportGraph.js"
 
 /**
  * The run engine's dependencies point one way, folder by folder: the run
@@ -21,23 +21,9 @@ const layers: ReadonlyArray<{ readonly folder: string; readonly above: ReadonlyA
   { folder: "Scheduler", above: ["Webhooks", ...features] }
 ]
 
-/** The relative imports and re-exports of one file, type-only ones included, as absolute `.ts` paths. */
-const imports = (file: string): ReadonlyArray<string> => {
-  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false)
-  const found: Array<string> = []
-  const add = (specifier: ts.Expression | undefined) => {
-    if (specifier === undefined || !ts.isStringLiteral(specifier) || !specifier.text.startsWith(".")) return
-    found.push(path.resolve(path.dirname(file), specifier.text).replace(/\.js$/, ".ts"))
-  }
-  const visit = (node: ts.Node) => {
-    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier)
-    // `import("../x.js").T` in a type position.
-    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal as ts.Expression)
-    ts.forEachChild(node, visit)
-  }
-  visit(source)
-  return found
-}
+/** The files one file imports or re-exports, type-only imports included. */
+const imports = (file: string): ReadonlyArray<string> =>
+  specifiersOf(file, { types: true }).filter((s) => s.startsWith(".")).map((s) => resolveRelative(file, s))
 
 const filesUnder = (dir: string): ReadonlyArray<string> =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
