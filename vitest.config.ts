@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config"
+import SlowFirst from "./test/support/SlowFirst.js"
 
 // *.pg.test.ts files need real concurrency (several connections, two service
 // instances on one database, kill -9): they run when DATABASE_URL names a
@@ -13,18 +14,40 @@ const soloFiles = "test/**/*.solo.pg.test.ts"
 export default defineConfig({
   test: {
     include: solo ? [soloFiles] : ["test/**/*.test.ts"],
-    // Builds dist/ when a source changed: some tests run the shipped JavaScript (see the file).
-    globalSetup: ["test/support/Build.ts"],
+    // Builds dist/ when a source changed: some tests run the shipped JavaScript (see the file);
+    // then one migrated embedded database that every test database is loaded from.
+    globalSetup: ["test/support/Build.ts", "test/support/PgliteTemplate.ts"],
+    // The default output, then the run's wall time and its slowest files and tests (docs/testing.md).
+    reporters: ["default", "./test/support/TimeReport.ts"],
+    // The service logs every request: printed for failing tests only, where it helps.
+    silent: "passed-only",
+    // `npm run test:changed` (vitest --changed) runs the tests importing what changed;
+    // these change what every test runs on, so they run everything (vitest's own two first).
+    forceRerunTriggers: [
+      "**/package.json/**",
+      "**/{vitest,vite}.config.*/**",
+      "**/migrations/**",
+      "**/test/support/{Build,PgliteTemplate}.ts"
+    ],
     exclude: [
       ...configDefaults.exclude,
       ...(onPostgres ? [] : ["test/**/*.pg.test.ts"]),
       ...(solo ? [] : [soloFiles])
     ],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    // Each file gets its own database; PGlite files are CPU-heavy, so keep the
-    // pool small on a 2-core machine.
-    maxWorkers: 2,
+    // Generous: a test's work takes several times longer at load 16 than on a
+    // quiet machine, and a test must not fail for load (docs/testing.md).
+    testTimeout: 120_000,
+    // A file's shared service and database start in its beforeAll: generous, so a
+    // machine at load 16 still starts them (a timeout there fails every test of the file).
+    hookTimeout: 180_000,
+    // Each file gets its own database; PGlite files are CPU-heavy, so the pool
+    // stays small, but one more file than cores: many files spend most of their
+    // time waiting on real processes, browsers and long polls (docs/testing.md:
+    // the embedded pass took 361-376 s with three on a quiet 2-core machine,
+    // 476 s with two on the same machine while it was partly loaded).
+    maxWorkers: 3,
+    // The files that take longest start first, so none trails the run (test/support/SlowFirst.ts).
+    sequence: { sequencer: SlowFirst },
     minWorkers: 1
   }
 })

@@ -14,46 +14,15 @@
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { freePort, healthy, sleep, stopGroup } from "./lib/ServiceProcess.js"
 
 const runs = Number(process.env.COLD_START_RUNS ?? 5)
 const commands = (process.env.COLD_START_COMMAND ?? "npm start").split(",")
   .map((c) => c.split(" ").filter((s) => s.length > 0))
   .filter((c) => c.length > 0)
 const root = path.resolve(import.meta.dirname, "..")
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.on("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
-
-const healthy = async (url: string) => {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(1000) })
-    await res.arrayBuffer()
-    return res.status === 200
-  } catch {
-    return false
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /**
  * One start: launch → first 200 on /api/v1/health, in milliseconds. The
@@ -85,15 +54,7 @@ const timeStart = async (command: ReadonlyArray<string>, dataDir: string): Promi
       await sleep(10)
     }
   } finally {
-    try {
-      process.kill(-pid, "SIGTERM")
-    } catch {
-      // the group is already gone
-    }
-    const deadline = Date.now() + 15_000
-    while (alive(-pid) && Date.now() < deadline) await sleep(50)
-    if (alive(-pid)) process.kill(-pid, "SIGKILL")
-    while (alive(-pid)) await sleep(50)
+    await stopGroup(pid)
   }
 }
 

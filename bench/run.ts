@@ -6,11 +6,18 @@
  *
  * Options (env): BENCH_RUNS (5000), BENCH_WORKERS (8), BENCH_SUPERVISE (10000),
  * BENCH_DB (both | pg | embedded), DATABASE_URL (the server to create bench databases on),
+ * BENCH_DB_SUFFIX (appended to every bench database's name: two checkouts benching on one server),
+ * BENCH_BULK_REPLAY_RUNS (10000 failed runs replayed in bulk beside the lifecycle),
  * BENCH_SCHEDULES (10000 scheduled triggers) and BENCH_SCHEDULES_IDLE_SECONDS (60) for the schedules scenario,
+ * BENCH_DELAYED (100000 delayed runs), BENCH_DELAYED_DUE (1000 of them due in one second) and
+ * BENCH_DELAYED_IDLE_SECONDS (60) for the delayed scenario,
  * BENCH_IDLE_POLLS (10000 waiting workers), BENCH_IDLE_POLLS_SECONDS (120) and BENCH_IDLE_POLLS_WEB_CONCURRENCY
  * (unset: npm start's default) for idle-polls; BENCH_STREAMING_RUNS (BENCH_RUNS), BENCH_STREAMING_WORKERS (8),
  * BENCH_STREAMING_SLOTS (50 per worker), BENCH_STREAMING_IDLE (10000 connected workers), BENCH_STREAMING_IDLE_SECONDS (60)
- * and BENCH_STREAMING_WEB_CONCURRENCY (unset: npm start's default) for streaming and streaming-idle.
+ * and BENCH_STREAMING_WEB_CONCURRENCY (unset: npm start's default) for streaming and streaming-idle;
+ * BENCH_FLOW_KEYS (100 keys) and BENCH_FLOW_QUEUED (100000 waiting runs, Postgres only) for flow-control;
+ * BENCH_LOG_WRITERS (10), BENCH_LOG_RATE (1000 lines/s each), BENCH_LOG_SECONDS (30) and
+ * BENCH_LOG_LIFECYCLE_WORKERS (4) for run-logs.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -21,6 +28,7 @@ import { startService } from "./lib/server.js"
 import { createTrigger, registerWorkers, setupTenant } from "./lib/setup.js"
 import { benchGraphile } from "./reference/graphile.js"
 import { history } from "./scenarios/history.js"
+import { bulkReplay } from "./scenarios/bulkReplay.js"
 import { idleDispatch, lifecycle } from "./scenarios/lifecycle.js"
 import { supervision } from "./scenarios/supervision.js"
 import { steps } from "./scenarios/steps.js"
@@ -28,8 +36,11 @@ import { webhookDrain } from "./scenarios/webhookDrain.js"
 import { requests } from "./scenarios/requests.js"
 import { schedules } from "./scenarios/schedules.js"
 import { processesPass } from "./scenarios/processes.js"
+import { delayed } from "./scenarios/delayed.js"
 import { idlePolls } from "./scenarios/idlePolls.js"
 import { streaming, streamingIdle } from "./scenarios/streaming.js"
+import { flowControl } from "./scenarios/flowControl.js"
+import { runLogs } from "./scenarios/runLogs.js"
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 // The local server over its Unix socket when there is one (how a service on the
@@ -42,7 +53,7 @@ const baseUrl = process.env.DATABASE_URL ??
     : "postgres://postgres@127.0.0.1:5432/postgres")
 const mode = process.env.BENCH_DB ?? "both"
 // BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision,
-// requests, schedules, metrics-off, processes, idle-polls, streaming, streaming-idle, graphile.
+// requests, flow-control, schedules, bulk-replay, delayed, history, metrics-off, processes, idle-polls, streaming, streaming-idle, run-logs, graphile.
 const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
 const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
@@ -96,6 +107,18 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     const webhook500 = await step("webhook", () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: 2500, batch: 20, rate: 500 }))
     // Seeding needs the database from outside the service: Postgres passes only.
     const databaseUrl = serviceEnv.DATABASE_URL ?? ""
+    // Flow control (issue 33): no limit vs perKey 1 over 100 keys, back to back; wait reasons among 100,000 queued.
+    const flow = await step("flow-control", () =>
+      flowControl({
+        ...common,
+        serviceUrl: service.url,
+        databaseUrl: databaseUrl === "" ? undefined : databaseUrl,
+        workers,
+        runs: sizes.runs,
+        keys: env("BENCH_FLOW_KEYS", 100),
+        queued: env("BENCH_FLOW_QUEUED", 100_000),
+        calls: 200
+      }))
     const drain = databaseUrl === "" ? undefined : await step("drain", () =>
       webhookDrain({ databaseUrl, triggerId: hookTrigger, receiver, deliveries: 10_000, servicePid: service.pid }))
     const supervised = await step("supervision", () => supervision({
@@ -121,6 +144,26 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
         triggers: env("BENCH_SCHEDULES", 10_000),
         idleSeconds: env("BENCH_SCHEDULES_IDLE_SECONDS", 60)
       }))
+    // Issue 36: a bulk replay of BENCH_BULK_REPLAY_RUNS (10,000) failed runs beside the one-call-per-step lifecycle (Postgres passes only).
+    const replayed = databaseUrl === "" ? undefined : await step("bulk-replay", () =>
+      bulkReplay({
+        client,
+        serviceUrl: service.url,
+        databaseUrl,
+        runs: env("BENCH_BULK_REPLAY_RUNS", 10_000),
+        lifecycleAloneRunsPerSec: stepwise?.runsPerSec ?? 0,
+        lifecycle: () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: sizes.runs, batch: 0, rate: 0 })
+      }))
+    // Delayed runs at rest (issue 34): idle CPU with 100,000 waiting, and how late one due second's runs are placed.
+    const waiting = databaseUrl === "" ? undefined : await step("delayed", () =>
+      delayed({
+        client,
+        service,
+        databaseUrl,
+        runs: env("BENCH_DELAYED", 100_000),
+        dueTogether: env("BENCH_DELAYED_DUE", 1000),
+        idleSeconds: env("BENCH_DELAYED_IDLE_SECONDS", 60)
+      }))
     // Last: it leaves a million runs behind (BENCH_SCENARIOS=history; Postgres passes only, bulk SQL from outside).
     const past = databaseUrl === "" ? undefined : await step("history", () =>
       history({ client, serviceUrl: service.url, databaseUrl, runs: env("BENCH_HISTORY_RUNS", 1_000_000), calls: 15 }))
@@ -130,11 +173,14 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
       idle,
       loaded: loaded && { rate: loadedRate, ...loaded },
       webhook500,
+      flow,
       drain,
       steps: perStep,
       supervised,
       requests: perRequest,
       schedules: scheduled,
+      bulkReplay: replayed,
+      delayed: waiting,
       history: past
     }
   } finally {
@@ -221,6 +267,15 @@ const main = async () => {
         webConcurrency: process.env.BENCH_STREAMING_WEB_CONCURRENCY,
         seconds: env("BENCH_STREAMING_IDLE_SECONDS", 60)
       }))
+    // Run logs: chatty workers with a follower each, beside other runs' lifecycle.
+    await scenario("run-logs", "runLogs", () =>
+      runLogs({
+        baseUrl,
+        writers: env("BENCH_LOG_WRITERS", 10),
+        rate: env("BENCH_LOG_RATE", 1000),
+        seconds: env("BENCH_LOG_SECONDS", 30),
+        lifecycleWorkers: env("BENCH_LOG_LIFECYCLE_WORKERS", 4)
+      }))
     // The same one-call-per-step lifecycle on a service with metrics off: what recording them costs.
     await scenario("metrics-off", "metricsOff", async () =>
       metricsOffPass(await createDatabase(baseUrl, "pts_bench_nometrics"), sizes))
@@ -275,6 +330,7 @@ const printTable = (r: any) => {
     const cpu = (c: any) => c ? `${c.service} / ${c.postgres} / ${c.bench}` : "n/a"
     add(`[${db}] CPU ms per run: service / Postgres / bench, one call per step`, cpu(x.stepwise.cpuMsPerRun))
     add(`[${db}] CPU ms per run: service / Postgres / bench, batched poll`, cpu(x.batched.cpuMsPerRun))
+    printFlow(db, x, add)
     if (x.drain) {
       add(`[${db}] webhook delivery loop alone: deliveries/s (10,000 queued at once)`, `${x.drain.deliveriesPerSec}`)
       add(`[${db}] CPU ms per delivery: service / Postgres / bench`, cpu(x.drain.cpuMsPerDelivery))
@@ -332,6 +388,17 @@ const printTable = (r: any) => {
     )
     add(`[postgres] streaming: CPU ms per run service (all processes) / Postgres / bench; dispatch p50/p99 ms; errors, lost`, `${cpu}; ${s.dispatch.p50} / ${s.dispatch.p99}; ${s.errors}, ${s.lost}`)
   }
+  if (r.runLogs) {
+    const l = r.runLogs
+    add(
+      `[postgres] run logs: ${l.writers} workers × ${l.linesPerSecondEach} lines/s for ${l.seconds} s, one SSE follower each: lines sent / received, missing, out of order; latency p50/p95/p99 ms`,
+      `${l.linesSent} / ${l.linesReceived}, ${l.missing}, ${l.duplicatesOrOutOfOrder}; ${l.latency.p50} / ${l.latency.p95} / ${l.latency.p99}`
+    )
+    add(
+      `[postgres] run logs: other runs' lifecycle alone → during the logs, runs/s (drop %)`,
+      `${l.lifecycleAloneRunsPerSec} → ${l.lifecycleDuringRunsPerSec} (${l.lifecycleDropPct} %)`
+    )
+  }
   if (r.streamingIdle) {
     const i = r.streamingIdle
     add(
@@ -350,12 +417,32 @@ const printTable = (r: any) => {
   process.stdout.write("written: bench/results/latest.json\n")
 }
 
+const printFlow = (db: string, x: any, add: (metric: string, ours: unknown) => void) => {
+  const f = x.flow
+  if (!f) return
+  add(`[${db}] flow control: lifecycle runs/s no limit → perKey 1 over ${f.perKey.keys} keys (ratio, target ≥ 0.8)`, `${f.noLimit.runsPerSec} → ${f.perKey.runsPerSec} (${f.ratio})`)
+  if (f.waitReason) add(`[${db}] flow control: GET /runs/{id} waitReason among ${f.waitReason.queued} queued p50/p95 ms (target p50 ≤ 20)`, `${f.waitReason.p50} / ${f.waitReason.p95} (${f.waitReason.reason})`)
+}
+
 const printPartial = (db: string, x: any, add: (metric: string, ours: unknown) => void) => {
+  printFlow(db, x, add)
   if (x.schedules) {
     const s = x.schedules
     const cpu = (c: any) => `${c.service} / ${c.postgres} / ${c.bench}`
     add(`[${db}] ${s.triggers} scheduled triggers: service RSS / heap after GC, before → after (MB)`, `${s.rssBeforeMb} → ${s.rssAfterMb} / ${s.heapBeforeMb} → ${s.heapAfterMb}`)
     add(`[${db}] idle CPU ms per s (service / Postgres / bench) over ${s.idleSeconds} s, without → with them`, `${cpu(s.idleCpuMsPerSecondBefore)} → ${cpu(s.idleCpuMsPerSecondAfter)}; ${s.runsFired} runs fired`)
+  }
+  if (x.bulkReplay) {
+    const b = x.bulkReplay
+    add(`[${db}] bulk replay of ${b.runs} failed runs: s (done / failed / replays made)`, `${b.seconds} (${b.done} / ${b.failed} / ${b.replays})`)
+    add(`[${db}] lifecycle runs/s alone → beside the bulk replay (kept %)`, `${b.lifecycleAloneRunsPerSec} → ${b.lifecycleBesideRunsPerSec} (${b.lifecycleKeptPct} %)`)
+  }
+  if (x.delayed) {
+    const d = x.delayed
+    add(
+      `[${db}] ${d.runs} delayed runs waiting: service idle CPU, % of a core (ms/s without → with them); ${d.dueTogether} due in one second: placed late p50/p99/max ms (not placed)`,
+      `${d.idleCpuPercentOfCore} % (${d.idleCpuMsPerSecondBefore.service} → ${d.idleCpuMsPerSecondAfter.service}); ${d.placedLateMs.p50} / ${d.placedLateMs.p99} / ${d.placedLateMs.max} (${d.notPlaced})`
+    )
   }
   if (!x.history) return
   const h = x.history

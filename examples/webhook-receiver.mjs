@@ -4,7 +4,8 @@
 //   WEBHOOK_SECRET=<the trigger's webhookSecret> node examples/webhook-receiver.mjs
 //
 // It listens on http://127.0.0.1:4000/hook (PORT changes the port) and prints
-// one line per delivery: `verified <runId> <status> …` or `REJECTED …`.
+// one line per delivery: `verified <runId> <status> …`, `verified <runId> <status> again: a
+// redelivery …` for a run it has already handled, or `REJECTED …`.
 // Plain Node.js, no dependencies: copy it anywhere.
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { createServer } from "node:http"
@@ -34,6 +35,9 @@ createServer((req, res) => {
     if (!seen.has(event.runId)) {
       seen.add(event.runId)
       console.log(`verified ${event.runId} ${event.status} durationMs=${event.durationMs} costUsd=${event.costUsd} shortMessage=${JSON.stringify(event.shortMessage)}`)
+    } else {
+      // Answered 204 all the same: the sender wants to know it arrived, and handling it twice is what de-duplication avoids.
+      console.log(`verified ${event.runId} ${event.status} again: a redelivery of a run already handled, not handled twice`)
     }
     res.writeHead(204).end() // answer fast; do slow work after answering
   })

@@ -1,12 +1,20 @@
 import * as Sse from "@effect/experimental/Sse"
-import { HttpApiClient, HttpClient, type HttpClientError, HttpClientRequest } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import type * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Api } from "./Api.js"
-import { Run } from "./Domain/Run.js"
+import { Api } from "./Contract/Api.js"
+// Named here so the emitted declarations refer to the contract's module, not
+// to `index.js` (which re-exports them and would pull the server into the
+// worker package's type graph: test/package/worker-package.test.ts).
+import type * as ApiErrors from "./Contract/Domain/ApiErrors.js"
+import type { Trigger } from "./Contract/TriggersApi.js"
+import { Run } from "./Contract/Domain/Run.js"
 
 /**
  * The typed client of the whole HTTP API, derived from the same `HttpApi`
@@ -15,6 +23,22 @@ import { Run } from "./Domain/Run.js"
  * declared error comes back as its class (`Unauthorized`, `NotFound`, ...).
  */
 export type PipelineClient = Effect.Effect.Success<ReturnType<typeof makeClient>>
+
+/** A trigger as the API answers it (`client.triggers.get` and the like). */
+export type { Trigger }
+
+/** The errors the API declares; each endpoint's method fails with the ones its group lists. */
+export type ApiError =
+  | ApiErrors.BadRequest
+  | ApiErrors.Conflict
+  | ApiErrors.Forbidden
+  | ApiErrors.InternalError
+  | ApiErrors.NotFound
+  | ApiErrors.PayloadTooLarge
+  | ApiErrors.ServiceUnavailable
+  | ApiErrors.TooManyRequests
+  | ApiErrors.Unauthorized
+  | ApiErrors.ValidationError
 
 export interface ClientOptions {
   /** A `pwk_` API key or a `wkt_` worker token, sent as `Authorization: Bearer`. */

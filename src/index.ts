@@ -9,7 +9,7 @@
  *   (`layer`, `layerWith`, `layerEmbedded`, `layerHttp`, the `PipelineTriggers`
  *   service and the `PipelineTriggersConfig` Tag with its `defaults`).
  */
-export { Api } from "./Api.js"
+export { Api } from "./Contract/Api.js"
 export { type ClientOptions, makeClient, type PipelineClient } from "./Client.js"
 export {
   BadRequest,
@@ -23,9 +23,9 @@ export {
   Unauthorized,
   ValidationDetails,
   ValidationError
-} from "./Domain/Errors.js"
+} from "./Contract/Domain/ApiErrors.js"
 export * as PipelineTriggers from "./Embed.js"
-export { Run, RunStatus } from "./Domain/Run.js"
-export { PolledRun } from "./WorkerProtocol/Api.js"
-export { CreateTrigger, Trigger } from "./Triggers/Api.js"
-export * from "./WorkerSdk/index.js"
+export { Run, RunStatus } from "./Contract/Domain/Run.js"
+export { PolledRun } from "./Contract/WorkerProtocolApi.js"
+export { CreateTrigger, Trigger } from "./Contract/TriggersApi.js"
+export * from "./WorkerSdk/WorkerSdk.js"

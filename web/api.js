@@ -28,18 +28,23 @@ export const api = async (method, path, body) => {
   } catch {
     parsed = { error: text }
   }
-  const res = { status: response.status, body: parsed }
+  const res = { status: response.status, body: parsed, path }
   if (res.status === 401 && !path.startsWith("/auth/")) onSignedOut()
   return res
 }
 
-/** The server's answer as one sentence a person can act on. */
+/**
+ * The server's answer as one sentence a person can act on. A 401 from sign-in
+ * or registration is the server's own reason (a wrong password); elsewhere it
+ * means the session ended. A 400's messages each name their field.
+ */
 export const messageOf = (res) => {
   if (res.status === 403) return "You do not have permission to do this in this environment."
-  if (res.status === 401) return "Your session has ended. Sign in again."
+  if (res.status === 401 && !res.path?.startsWith("/auth/")) return "Your session has ended. Sign in again."
   const error = res.body?.error ?? `Request failed (${res.status}).`
-  const formErrors = res.body?.details?.formErrors ?? []
-  return formErrors.length > 0 ? `${error}: ${formErrors.join(" ")}` : error
+  const details = res.body?.details
+  const messages = [...details?.formErrors ?? [], ...Object.values(details?.fieldErrors ?? {}).flat()]
+  return messages.length > 0 ? `${error}: ${messages.join("; ")}` : error
 }
 
 /** `?a=1&b=2` from the entries that have a value; "" when none. */

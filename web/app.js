@@ -8,6 +8,7 @@ import * as runs from "./runs.js"
 import * as run from "./run.js"
 import * as triggers from "./triggers.js"
 import * as workers from "./workers.js"
+import * as pools from "./pools.js"
 import * as members from "./members.js"
 import * as keys from "./keys.js"
 import * as audit from "./audit.js"
@@ -32,6 +33,7 @@ const pages = [
   { path: "runs", label: "Runs", module: runs },
   { path: "triggers", label: "Triggers", module: triggers },
   { path: "workers", label: "Workers", module: workers },
+  { path: "pools", label: "Pools", module: pools },
   { path: "members", label: "Members", module: members },
   { path: "keys", label: "API keys", module: keys },
   { path: "audit", label: "Audit log", module: audit, role: "admin" }

@@ -1,13 +1,8 @@
 // The audit log (admin and above): newest first, filtered by action and target.
 import { api, messageOf, query } from "./api.js"
+// The action list is the server's own (generated from its contract when the dashboard is served).
+import { auditActions } from "./contract.js"
 import { alertBox, control, el, emptyRow, shortId, table, timeEl } from "./dom.js"
-
-/** The actions the service records (api-contract.md, operations.md). */
-export const actions = [
-  "environment.updated", "member.added", "member.role_changed", "member.removed",
-  "api_key.created", "api_key.deleted", "trigger.created", "trigger.updated", "trigger.deleted",
-  "trigger.mcp_token_rotated", "run.requested", "worker.registered", "worker.label_changed"
-]
 
 const actorOf = (record, emails) => {
   if (record.actorType === "user") return emails.get(record.actorId) ?? `user …${shortId(record.actorId)}`
@@ -24,7 +19,7 @@ export const render = async (ctx, { params }) => {
     api("GET", `/environments/${ctx.env.id}/members?limit=200`)
   ])
   const emails = new Map((members.body?.items ?? []).map((m) => [m.userId, m.email]))
-  const action = control("Action", "select", { name: "action", value: filters.action }, [["", "Any action"], ...actions.map((a) => [a, a])])
+  const action = control("Action", "select", { name: "action", value: filters.action }, [["", "Any action"], ...auditActions.map((a) => [a, a])])
   const target = control("Target id", "input", { name: "targetId", value: filters.targetId, placeholder: "a trigger, run, worker, member or key id", size: "40" })
   const form = el("form", { class: "filters", role: "search", "aria-label": "Filter the audit log" }, action.node, target.node,
     el("div", { class: "actions" }, el("button", { type: "submit" }, "Apply filters"), el("a", { href: "#/audit", class: "button secondary" }, "Clear")))

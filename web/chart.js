@@ -16,7 +16,8 @@ export const outcomes = [
   { key: "succeeded", label: "succeeded", fill: "#2da44e" },
   { key: "failed", label: "failed", fill: "#cf222e" },
   { key: "timedOut", label: "timed out", fill: "#bf8700" },
-  { key: "cancelled", label: "cancelled", fill: "#8c959f" }
+  { key: "cancelled", label: "cancelled", fill: "#8c959f" },
+  { key: "expired", label: "expired", fill: "#6e40c9" }
 ]
 
 const width = 720

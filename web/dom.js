@@ -23,6 +23,21 @@ export const alertBox = (text = "") => el("p", { class: "error", role: "alert" }
 /** A status as text with a colour: the word is always there, the colour only helps. */
 export const statusBadge = (status) => el("span", { class: `badge badge-${status}` }, status.replace("_", " "))
 
+/** Why a queued run waits, in words (its `waitReason`, with the key or pool that holds it); undefined when it does not say. */
+export const waitText = (run) => {
+  if (run.status !== "queued" || !run.waitReason) return undefined
+  const words = run.waitReason.replaceAll("_", " ")
+  if (run.waitReason === "key_limit" && run.concurrencyKey !== null) return `${words} (key ${run.concurrencyKey})`
+  if (run.waitReason === "pool_limit" && run.waitPool !== null) return `${words} (pool ${run.waitPool})`
+  return words
+}
+
+/** A queued run's wait reason beside its status badge. */
+export const waitNote = (run) => {
+  const text = waitText(run)
+  return text === undefined ? undefined : el("span", { class: "wait-reason", title: "Why this run waits" }, ` waiting: ${text}`)
+}
+
 export const shortId = (id) => id === null || id === undefined ? "" : id.slice(-8)
 
 const pad = (n) => String(n).padStart(2, "0")
@@ -111,13 +126,6 @@ export const apiForm = (title, fields, submitLabel, action, extra = []) => {
   return node
 }
 
-// For an optional or nullable field the server also reports the union's other
-// members ("Expected null, actual …"); the real reason is the other message.
-const meaningful = (messages) => {
-  const kept = messages.filter((m) => !/^Expected (null|undefined), actual /.test(m))
-  return kept.length > 0 ? kept : messages
-}
-
 /** Field errors beside their fields; the rest (and fields the form does not show) in the form's alert. */
 export const showFailure = (failure, fields, error) => {
   if (typeof failure === "string") {
@@ -129,11 +137,12 @@ export const showFailure = (failure, fields, error) => {
   let first
   for (const [name, messages] of Object.entries(fieldErrors)) {
     const f = fields[name]
-    if (f === undefined) rest.push(`${name}: ${meaningful(messages).join(" ")}`)
+    // Each message names its field, so one the form does not show still reads on its own.
+    if (f === undefined) rest.push(...messages)
     else {
       // A field of several controls places each message itself.
-      if (f.setErrors !== undefined) f.setErrors(meaningful(messages))
-      else f.setError(meaningful(messages).join(" "))
+      if (f.setErrors !== undefined) f.setErrors(messages)
+      else f.setError(messages.join(" "))
       first ??= f
     }
   }

@@ -27,6 +27,7 @@ const read = async (envId) => {
       queued,
       running,
       todaysRuns: String(o.todaysRuns),
+      expired: String(o.todaysExpiredRuns),
       successRate: o.successRatePct === null ? "no finished runs" : `${o.successRatePct}%`,
       spend: `$${o.monthTokenSpendUsd}`
     }
@@ -38,6 +39,7 @@ const labels = {
   queued: "Queued runs (queue depth)",
   running: "Running now",
   todaysRuns: "Runs today (UTC)",
+  expired: "Expired today (not picked up in time)",
   successRate: "Success rate today",
   spend: "Token spend this month"
 }

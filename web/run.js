@@ -3,11 +3,14 @@
 // webhook for the roles that may. Repainted from the environment's event
 // stream whenever the run (or a retry of it) moves.
 import { all, api, messageOf, query } from "./api.js"
-import { alertBox, confirmDialog, el, formatCost, formatDuration, jsonBlock, shortId, statusBadge, table, timeEl } from "./dom.js"
+import { alertBox, confirmDialog, el, formatCost, formatDuration, jsonBlock, shortId, statusBadge, table, timeEl, waitNote } from "./dom.js"
 import { followRuns } from "./events.js"
-import { terminalStatuses } from "./statuses.js"
+import { logView } from "./runlog.js"
+import { terminalStatuses } from "./contract.js"
 
 const refreshMs = 2000
+/** How often a queued run's wait reason is read again while its page is open. */
+const reasonMs = 5000
 
 /** `{run}` (the run detail: the run object with `triggerName`, `retriedByRunId`, `delivery`, `cancelRequestedAt`), `{}` when not found, `{res}` on another failure. */
 const loadRun = async (id) => {
@@ -17,19 +20,32 @@ const loadRun = async (id) => {
   return { res }
 }
 
-/** The deliveries of this run: the trigger's history, newest first, read back to the run's creation. */
+/** The deliveries of this run, newest first (`GET /runs/{id}/webhook-deliveries`; a run has a handful). */
 const deliveriesOf = async (run) => {
-  const found = []
-  let cursor
-  for (let i = 0; i < 10; i++) {
-    const res = await api("GET", `/triggers/${run.triggerId}/webhook-deliveries${query({ cursor, limit: 200 })}`)
-    if (res.status !== 200) return { res, items: found }
-    found.push(...res.body.items.filter((d) => d.runId === run.id))
-    const oldest = res.body.items.at(-1)
-    cursor = res.body.nextCursor
-    if (!cursor || oldest === undefined || oldest.createdAt < run.createdAt) break
-  }
-  return { items: found }
+  const res = await api("GET", `/runs/${run.id}/webhook-deliveries${query({ limit: 200 })}`)
+  return res.status === 200 ? { items: res.body.items } : { res, items: [] }
+}
+
+/** The trigger's limits and the places its runs hold now, in words. */
+const concurrencyOf = (trigger, pool) => {
+  const c = trigger.status === 200 ? trigger.body.concurrency : null
+  if (c === null || c === undefined) return "no limits"
+  const parts = [
+    c.limit === null ? undefined : `limit ${c.limit}`,
+    c.perKey === null ? undefined : `${c.perKey} per key`,
+    c.keyFrom === null ? undefined : `key from input.${c.keyFrom}`
+  ].filter((p) => p !== undefined)
+  const own = `${parts.length === 0 ? "no limit of its own" : parts.join(", ")} · ${c.inUse} in use`
+  if (c.pool === null) return own
+  return pool === undefined ? `${own} · pool ${c.pool}` : `${own} · pool ${pool.name}: limit ${pool.limit}, ${pool.inUse} in use`
+}
+
+/** The trigger's pool as the pools listing shows it (limit and places in use), when it has one. */
+const poolOf = async (run, trigger) => {
+  const name = trigger.status === 200 ? trigger.body.concurrency?.pool ?? null : null
+  if (name === null) return undefined
+  const res = await api("GET", `/environments/${run.environmentId}/concurrency-pools?limit=200`)
+  return res.status === 200 ? res.body.items.find((p) => p.name === name) : undefined
 }
 
 /** The run's stored transitions, in order: when, the status after the step, why, and the worker concerned. */
@@ -42,6 +58,35 @@ const timelineOf = (res, workerName) => {
 }
 
 const row = (label, value) => [el("dt", {}, label), el("dd", {}, value)]
+
+/** " · starts in 4 min" for a run waiting for its `availableAt` (delayed, or a retry's backoff); nothing otherwise. */
+export const startsIn = (run) =>
+  run.status === "queued" && run.availableAt !== null && (run.waitReason === "delayed" || run.waitReason === "retry_backoff")
+    ? el("span", { class: "hint" }, " · ", countdown(run.availableAt))
+    : undefined
+
+/** "starts in 4 min" until `at`, counting down by itself (every second) while it is in the page. */
+export const countdown = (at) => {
+  const node = el("span", { class: "countdown" })
+  const tick = () => {
+    const ms = Date.parse(at) - Date.now()
+    node.textContent = ms <= 0 ? "starting now" : `starts in ${inWords(ms)}`
+    if (ms > 0 && (node.isConnected || !node.dataset.started)) {
+      node.dataset.started = "1"
+      setTimeout(tick, 1000)
+    }
+  }
+  tick()
+  return node
+}
+
+const inWords = (ms) => {
+  const s = Math.ceil(ms / 1000)
+  if (s < 60) return `${s} s`
+  if (s < 3600) return `${Math.round(s / 60)} min`
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`
+  return `${Math.floor(s / 86_400)} d ${Math.round((s % 86_400) / 3600)} h`
+}
 
 const runLink = (id, text) => el("a", { href: `#/runs/${id}` }, text ?? `Run …${shortId(id)}`)
 
@@ -61,9 +106,14 @@ const deliveriesTable = (items) =>
           ? "—"
           : el("details", {}, el("summary", {}, "Show body"), el("pre", { class: "code" }, d.responseBody))))))
 
-export const render = async (ctx, { id }) => {
+export const render = async (ctx, { id, params }) => {
   const title = el("h1", {}, `Run …${shortId(id)}`)
+  // The log starts loading at once, beside the run itself (its endpoint checks visibility as the run's does).
+  let active = true
+  const lineParam = Number(params?.get("line"))
+  const log = logView(id, { active: () => active, line: Number.isSafeInteger(lineParam) && lineParam > 0 ? lineParam : undefined })
   const found = await loadRun(id)
+  if (found.run === undefined || found.run.environmentId !== ctx.env.id) log.stop()
   if (found.res !== undefined) return ctx.show(title, alertBox(messageOf(found.res)))
   if (found.run === undefined) {
     return ctx.show(title, alertBox("This run was not found in this environment."), el("p", {}, el("a", { href: "#/runs" }, "Back to the runs")))
@@ -73,10 +123,14 @@ export const render = async (ctx, { id }) => {
     return ctx.show(title, alertBox(`This run belongs to another environment${other ? ` (${other.name})` : ""}; switch to it above to see the run.`))
   }
   const body = el("div", {})
+  active = !terminalStatuses.includes(found.run.status)
+  // Shown before the rest is read, so the log's first lines appear at once. The log lives beside
+  // the repainted part: repaints never reload or reset it.
+  ctx.show(el("p", {}, el("a", { href: "#/runs" }, "← Runs")), title, body, el("h2", {}, "Log"), log.node)
   const workers = await all(`/environments/${ctx.env.id}/workers`)
+  if (!ctx.live()) return log.stop()
   const labels = new Map(workers.items.map((w) => [w.id, w.label]))
   const workerName = (workerId) => labels.get(workerId) ?? `…${shortId(workerId)}`
-  ctx.show(el("p", {}, el("a", { href: "#/runs" }, "← Runs")), title, body)
 
   // What the buttons below answered; kept across repaints.
   const note = el("p", { role: "status" })
@@ -112,6 +166,23 @@ export const render = async (ctx, { id }) => {
     }, "Cancel run")
   }
 
+  // Operators and above may start a delayed run now (PATCH /runs/{id} with delaySeconds 0).
+  const startNowControl = (run) => {
+    if (run.status !== "queued" || (run.waitReason !== "delayed" && run.waitReason !== "retry_backoff") || !ctx.can("operator")) return undefined
+    return el("button", {
+      type: "button",
+      class: "secondary",
+      onclick: async () => {
+        said("")
+        const res = await api("PATCH", `/runs/${run.id}`, { delaySeconds: 0 })
+        if (res.status === 200) said("Starting now: the run goes to the next free worker.")
+        else if (res.status === 409) said(`Not started: ${res.body?.error ?? "the run was already placed"}.`, true)
+        else said(messageOf(res), true)
+        await repaint()
+      }
+    }, "Start now")
+  }
+
   // Operators and above may send a terminal run's webhook again (POST /runs/{id}/webhook-deliveries).
   const redeliverControl = (run, trigger) => {
     if (!ctx.can("operator") || !terminalStatuses.includes(run.status) || trigger.status !== 200 || trigger.body.webhookUrl === null) return undefined
@@ -129,18 +200,60 @@ export const render = async (ctx, { id }) => {
     }, "Redeliver webhook")
   }
 
+  // Operators and above may run it again (POST /runs/{id}/replay): as it was, or with an edited input.
+  const replayControls = (run) => {
+    if (!ctx.can("operator")) return []
+    const replay = async (body) => {
+      said("")
+      const res = await api("POST", `/runs/${run.id}/replay`, body)
+      if (res.status !== 201) return said(messageOf(res), true)
+      ctx.go(`#/runs/${res.body.id}`)
+    }
+    const editor = el("textarea", { name: "input", rows: "6", class: "code", "aria-label": "Input of the replay" })
+    const editForm = el("form", { class: "replay-edit", hidden: "" },
+      el("label", {}, "Input of the replay (JSON)", editor),
+      el("div", { class: "actions" },
+        el("button", { type: "submit" }, "Replay with this input"),
+        el("button", { type: "button", class: "secondary", onclick: () => editForm.setAttribute("hidden", "") }, "Close")))
+    editForm.addEventListener("submit", (event) => {
+      event.preventDefault()
+      let input
+      try {
+        input = JSON.parse(editor.value)
+      } catch {
+        return said("The input is not valid JSON.", true)
+      }
+      void replay({ input })
+    })
+    return [
+      el("button", { type: "button", class: "secondary", onclick: () => void replay(undefined) }, "Replay"),
+      el("button", {
+        type: "button",
+        class: "secondary",
+        onclick: () => {
+          editor.value = JSON.stringify(run.input, null, 2)
+          editForm.removeAttribute("hidden")
+          editor.focus()
+        }
+      }, "Replay with edited input"),
+      editForm
+    ]
+  }
+
+  let shown
   const paint = async (run) => {
+    shown = run
     const [trigger, deliveries, timeline] = await Promise.all([
       api("GET", `/triggers/${run.triggerId}`),
       terminalStatuses.includes(run.status) ? deliveriesOf(run) : Promise.resolve({ items: [] }),
       api("GET", `/runs/${run.id}/events`)
     ])
+    const pool = await poolOf(run, trigger)
     if (!ctx.live()) return false
     const triggerName = trigger.status === 200 ? trigger.body.name : `${run.triggerName} (deleted)`
-    // The history is read back a few pages; a delivery older than that is still the detail's latest one.
-    if (deliveries.res === undefined && deliveries.items.length === 0 && run.delivery !== null) deliveries.items.push(run.delivery)
     const ended = terminalStatuses.includes(run.status)
-    const buttons = [cancelControl(run), redeliverControl(run, trigger)].filter((b) => b !== undefined)
+    active = !ended
+    const buttons = [startNowControl(run), cancelControl(run), redeliverControl(run, trigger), ...replayControls(run)].filter((b) => b !== undefined)
     if (ended && cancelAsked) {
       cancelAsked = false
       said(run.status === "cancelled" ? "Run cancelled." : `The run ended ${run.status.replace("_", " ")} before its worker stopped it.`)
@@ -149,7 +262,8 @@ export const render = async (ctx, { id }) => {
     body.replaceChildren(
       el("p", { class: "run-status" }, "Status: ", statusBadge(run.status),
         run.faultClass !== null && run.faultClass !== "none" ? ` (fault: ${run.faultClass})` : undefined,
-        !ended && run.cancelRequestedAt !== null ? el("span", { class: "cancel-requested" }, " · cancel requested ", timeEl(run.cancelRequestedAt)) : undefined),
+        !ended && run.cancelRequestedAt !== null ? el("span", { class: "cancel-requested" }, " · cancel requested ", timeEl(run.cancelRequestedAt)) : undefined,
+        waitNote(run), startsIn(run)),
       buttons.length === 0 ? undefined : el("div", { class: "actions" }, buttons),
       note, failure,
       el("dl", { class: "facts" },
@@ -159,16 +273,27 @@ export const render = async (ctx, { id }) => {
         row("Attempt", String(run.attempt)),
         row("Retry of", run.retryOfRunId === null ? "— (first attempt)" : runLink(run.retryOfRunId)),
         row("Retried by", run.retriedByRunId === null ? "—" : runLink(run.retriedByRunId)),
+        row("Replay of", run.replayOfRunId === null ? "—" : runLink(run.replayOfRunId)),
+        row("Tags", run.tags.length === 0 ? "—" : el("span", { class: "tags" },
+          ...run.tags.map((tag) => el("a", { href: `#/runs?tag=${encodeURIComponent(tag)}`, class: "tag" }, tag)))),
         row("Duration", formatDuration(run.durationMs)),
         row("Cost", formatCost(run.costUsd)),
         row("Created", timeEl(run.createdAt)),
+        row("Available from", run.availableAt === null ? "at once" : timeEl(run.availableAt)),
+        row("Priority", run.priority === 0 ? "0 (normal)" : `${run.priority > 0 ? "+" : ""}${run.priority} s`),
+        row("Expires if not claimed", run.expiresAt === null ? "never" : timeEl(run.expiresAt)),
         row("Assigned", timeEl(run.assignedAt)),
         row("Claimed", timeEl(run.claimedAt)),
         row("Started", timeEl(run.startedAt)),
         row("Last heartbeat", timeEl(run.lastHeartbeatAt)),
-        row("Ended", timeEl(run.endedAt))),
+        row("Ended", timeEl(run.endedAt)),
+        // Last, so the rows above keep their places.
+        row("Concurrency key", run.concurrencyKey ?? "—"),
+        row("Trigger's concurrency", concurrencyOf(trigger, pool))),
       el("h2", {}, "Timeline"), timelineOf(timeline, workerName),
       el("h2", {}, "Input"), jsonBlock(run.input, "Input"),
+      el("h2", {}, "Result"),
+      run.output === null || run.output === undefined ? el("p", {}, "No result reported.") : jsonBlock(run.output, "Result"),
       el("h2", {}, "Output"),
       el("h3", {}, "Short message (stdout)"),
       el("pre", { class: "code", tabindex: "0", "aria-label": "Short message" }, run.shortMessage ?? "—"),
@@ -219,8 +344,17 @@ export const render = async (ctx, { id }) => {
     },
     onOpen: () => void repaint()
   })
+  // Why a queued run waits can change with no event of its own (a worker goes
+  // offline, a pool fills): while it is queued, its reason is read again now and then.
+  const reasons = setInterval(async () => {
+    if (!ctx.live() || shown?.status !== "queued") return
+    const again = await loadRun(id)
+    if (again.run !== undefined && (again.run.waitReason !== shown.waitReason || again.run.waitPool !== shown.waitPool)) void repaint()
+  }, reasonMs)
   ctx.onLeave(() => {
     stop()
+    log.stop()
     clearTimeout(deliveryTimer)
+    clearInterval(reasons)
   })
 }

@@ -1,12 +1,19 @@
 // Runs: the environment's runs, newest first, with filters, cursor paging and
 // live updates of the first page from the environment's event stream (rows
-// change in place, new runs that match the filters appear in order).
+// change in place, new runs that match the filters appear in order). Operators
+// select runs (or all runs matching the filters) to cancel or replay them in
+// bulk, and follow the bulk action's progress here.
 import { all, api, messageOf, query } from "./api.js"
-import { alertBox, control, el, emptyRow, formatCost, formatDuration, frameBatcher, shortId, statusBadge, table, timeEl } from "./dom.js"
+import { alertBox, confirmDialog, control, el, emptyRow, formatCost, formatDuration, frameBatcher, shortId, statusBadge, table, timeEl, waitNote } from "./dom.js"
 import { followRuns } from "./events.js"
-import { runStatuses } from "./statuses.js"
+import { runStatuses } from "./contract.js"
+import { startsIn } from "./run.js"
 
 const pageSize = 50
+/** How soon after run events the page is read again for its queued runs' wait reasons. */
+const reasonsMs = 1000
+/** How often, with no run event, the queued runs' wait reasons are read again. */
+const quietReasonsMs = 5000
 
 /** `2026-11-25T13:40` (a datetime-local value, local time) ↔ ISO 8601. */
 const toIso = (local) => local === "" ? "" : new Date(local).toISOString()
@@ -22,6 +29,7 @@ const filtersOf = (params) => ({
   status: params.get("status") ?? "",
   triggerId: params.get("triggerId") ?? "",
   workerId: params.get("workerId") ?? "",
+  tag: params.get("tag") ?? "",
   from: params.get("from") ?? "",
   to: params.get("to") ?? ""
 })
@@ -31,11 +39,12 @@ const matches = (filters, run) =>
   (filters.status === "" || run.status === filters.status) &&
   (filters.triggerId === "" || run.triggerId === filters.triggerId) &&
   (filters.workerId === "" || run.workerId === filters.workerId) &&
+  (filters.tag === "" || run.tags.includes(filters.tag)) &&
   (filters.from === "" || run.createdAt >= new Date(filters.from).toISOString()) &&
   (filters.to === "" || run.createdAt <= new Date(filters.to).toISOString())
 
 const listPath = (envId, filters, cursor) => {
-  const params = { status: filters.status, workerId: filters.workerId, from: filters.from, to: filters.to, cursor, limit: pageSize }
+  const params = { status: filters.status, workerId: filters.workerId, tag: filters.tag, from: filters.from, to: filters.to, cursor, limit: pageSize }
   return filters.triggerId === ""
     ? `/environments/${envId}/runs${query(params)}`
     : `/triggers/${filters.triggerId}/runs${query(params)}`
@@ -58,10 +67,11 @@ export const render = async (ctx, { params }) => {
     [["", "Any trigger"], ...triggersRes.items.map((t) => [t.id, t.name])])
   const worker = control("Worker", "select", { name: "workerId", value: filters.workerId },
     [["", "Any worker"], ...workersRes.items.map((w) => [w.id, w.label])])
+  const tag = control("Tag", "input", { name: "tag", value: filters.tag, maxlength: "64" })
   const from = control("Created from", "input", { type: "datetime-local", name: "from", value: toLocal(filters.from) })
   const to = control("Created to", "input", { type: "datetime-local", name: "to", value: toLocal(filters.to) })
   const filterForm = el("form", { class: "filters", "aria-label": "Filter runs", role: "search" },
-    status.node, trigger.node, worker.node, from.node, to.node,
+    status.node, trigger.node, worker.node, tag.node, from.node, to.node,
     el("div", { class: "actions" },
       el("button", { type: "submit" }, "Apply filters"),
       el("a", { href: "#/runs", class: "button secondary" }, "Clear")))
@@ -71,6 +81,7 @@ export const render = async (ctx, { params }) => {
       status: status.input.value,
       triggerId: trigger.input.value,
       workerId: worker.input.value,
+      tag: tag.input.value.trim(),
       from: toIso(from.input.value),
       to: toIso(to.input.value)
     })}`)
@@ -80,19 +91,36 @@ export const render = async (ctx, { params }) => {
   if (first.status !== 200) {
     // A 400 names the filter at fault (a bad cursor or timestamp): say so beside the filters.
     const fieldErrors = first.body?.details?.fieldErrors ?? {}
-    for (const [name, f] of Object.entries({ status, workerId: worker, from, to })) f.setError(fieldErrors[name]?.join(" "))
+    for (const [name, f] of Object.entries({ status, workerId: worker, tag, from, to })) f.setError(fieldErrors[name]?.join(" "))
     return ctx.show(title, filterForm, alertBox(messageOf(first)))
   }
 
+  // Selection for bulk actions (operators): the ids ticked on this page.
+  const operator = ctx.can("operator")
+  const selected = new Set()
   const cell = {
+    ...(operator ? {
+      select: (run) => el("input", {
+        type: "checkbox",
+        "aria-label": `Select run ${run.id}`,
+        checked: selected.has(run.id),
+        onchange: (event) => {
+          if (event.target.checked) selected.add(run.id)
+          else selected.delete(run.id)
+          bulk.update()
+        }
+      })
+    } : {}),
     id: (run) => el("a", { href: `#/runs/${run.id}`, "aria-label": `Run ${run.id}` }, shortId(run.id)),
-    status: (run) => statusBadge(run.status),
+    // A run waiting for its moment counts down to it (a delay, a retry's backoff).
+    status: (run) => el("span", {}, statusBadge(run.status), waitNote(run), startsIn(run)),
     trigger: (run) => triggerNames.get(run.triggerId) ?? shortId(run.triggerId),
     worker: (run) => run.workerId === null ? "—" : workerLabels.get(run.workerId) ?? shortId(run.workerId),
     attempt: (run) => String(run.attempt),
     created: (run) => timeEl(run.createdAt),
     duration: (run) => formatDuration(run.durationMs),
-    cost: (run) => formatCost(run.costUsd)
+    cost: (run) => formatCost(run.costUsd),
+    tags: (run) => run.tags.length === 0 ? "—" : run.tags.join(", ")
   }
   const columns = Object.keys(cell)
   const rows = new Map()
@@ -107,7 +135,8 @@ export const render = async (ctx, { params }) => {
     return tr
   }
   const tbodyRows = first.body.items.map(rowFor)
-  const runsTable = table("Runs, newest first", ["Run", "Status", "Trigger", "Worker", "Attempt", "Created", "Duration", "Cost"],
+  const runsTable = table("Runs, newest first",
+    [...(operator ? ["Select"] : []), "Run", "Status", "Trigger", "Worker", "Attempt", "Created", "Duration", "Cost", "Tags"],
     tbodyRows.length > 0 ? tbodyRows : [emptyRow(columns.length, "No runs match these filters.")],
     { class: "runs", "aria-live": "off" })
   const tbody = runsTable.querySelector("tbody")
@@ -118,7 +147,11 @@ export const render = async (ctx, { params }) => {
   const liveNote = el("p", { class: "hint", "data-live": cursor === "" ? "connecting" : "off" },
     cursor === "" ? "Connecting to live updates…" : "An older page: it does not update by itself.")
 
-  ctx.show(title, filterForm, liveNote, runsTable, pager)
+  const bulk = bulkBar(ctx, filters, selected, () => {
+    selected.clear()
+    for (const { tr, run } of rows.values()) fill(tr, run)
+  })
+  ctx.show(title, filterForm, ...(operator ? [bulk.node] : []), liveNote, runsTable, pager)
 
   if (cursor !== "") return
   // Live updates: a run already shown changes in place; a new one that matches
@@ -127,9 +160,21 @@ export const render = async (ctx, { params }) => {
   // of each run only, however many events arrived meanwhile.
   const apply = frameBatcher((latest) => {
     const fresh = []
-    for (const run of latest) {
+    for (const { run: latestRun, read, reasons } of latest) {
+      let run = latestRun
       const known = rows.get(run.id)
+      if (reasons) {
+        // A read for wait reasons alone may have started before an event already applied:
+        // it changes nothing but the reason of a run both still call queued.
+        if (known === undefined || known.run.status !== "queued" || run.status !== "queued") continue
+        run = { ...known.run, waitReason: run.waitReason, waitPool: run.waitPool }
+      }
       if (known !== undefined) {
+        // An event carries no wait reason (it is computed when a run is read): a run still
+        // queued keeps the one it was read with until the next read says otherwise.
+        if (!read && run.status === "queued" && run.waitReason === null && known.run.status === "queued") {
+          run = { ...run, waitReason: known.run.waitReason, waitPool: known.run.waitPool }
+        }
         if (JSON.stringify(known.run) !== JSON.stringify(run)) {
           known.run = run
           fill(known.tr, run)
@@ -151,23 +196,128 @@ export const render = async (ctx, { params }) => {
       rows.delete(last.dataset.run)
       last.remove()
     }
-  }, (run) => run.id)
+  }, ({ run }) => run.id)
   const states = {
     live: "Live: runs appear and change here as they happen.",
     reconnecting: "Live updates interrupted; reconnecting…",
     paused: "Live updates paused while this tab is hidden."
   }
+  const reread = async (reasons = false) => {
+    const res = await api("GET", listPath(ctx.env.id, filters, ""))
+    if (ctx.live() && res.status === 200) for (const run of res.body.items) apply({ run, read: true, reasons })
+  }
+  // Why a queued run waits changes when other runs move (a place frees, a pool
+  // fills), and events carry no reason: while queued runs are shown, the page
+  // is read once more after the events of a second, so their reasons stay true.
+  let rereadTimer
+  // Some changes of reason have no run event at all (a worker goes offline):
+  // every 5 s as well, while queued runs are shown.
+  const quiet = setInterval(() => {
+    if (ctx.live() && [...rows.values()].some(({ run }) => run.status === "queued")) void reread(true)
+  }, quietReasonsMs)
+  const rereadSoon = () => {
+    if (rereadTimer !== undefined) return
+    rereadTimer = setTimeout(() => {
+      rereadTimer = undefined
+      if (ctx.live() && [...rows.values()].some(({ run }) => run.status === "queued")) void reread(true)
+    }, reasonsMs)
+  }
   const stop = followRuns(ctx.env.id, {
-    onRun: apply,
-    // Whatever changed before the stream was (re)connected: read the first page once more.
-    onOpen: async () => {
-      const res = await api("GET", listPath(ctx.env.id, filters, ""))
-      if (ctx.live() && res.status === 200) for (const run of res.body.items) apply(run)
+    onRun: (run) => {
+      apply({ run, read: false })
+      rereadSoon()
     },
+    // Whatever changed before the stream was (re)connected: read the first page once more.
+    onOpen: () => reread(),
     onState: (state) => {
       liveNote.dataset.live = state
       liveNote.textContent = states[state]
     }
   })
-  ctx.onLeave(stop)
+  ctx.onLeave(() => {
+    stop()
+    clearTimeout(rereadTimer)
+    clearInterval(quiet)
+  })
+}
+
+const pending = new Set()
+const ended = (b) => b.state === "completed" || b.state === "cancelled"
+const progressText = (b) =>
+  `${b.action === "cancel" ? "Cancel" : "Replay"}: ${b.done} of ${b.matched} done` +
+  `${b.skipped > 0 ? `, ${b.skipped} skipped (${b.skippedReasons.alreadyEnded} already ended, ${b.skippedReasons.notVisible} not visible)` : ""}` +
+  `${b.failed > 0 ? `, ${b.failed} failed (${b.lastError})` : ""} · ${b.state}`
+
+/**
+ * The bulk bar: Cancel or Replay the selected runs, or all runs matching the
+ * filters (a bulk action's filter: status, trigger, tag, from, to; not
+ * worker), confirmed with the count; then the bulk action's progress, read
+ * every second until it ends (it works on in the background meanwhile).
+ */
+const bulkBar = (ctx, filters, selected, clearSelection) => {
+  const count = el("span", { class: "hint" })
+  const note = el("p", { role: "status", class: "bulk-progress" })
+  const failure = alertBox()
+  const allMatching = el("input", { type: "checkbox", name: "allMatching" })
+  const filter = Object.fromEntries(
+    Object.entries({ status: filters.status, triggerId: filters.triggerId, tag: filters.tag, from: filters.from, to: filters.to })
+      .filter(([, v]) => v !== "")
+  )
+  // Without a condition there is no "all matching": a bulk action needs one (and the worker filter is not one).
+  const filterable = Object.keys(filter).length > 0 && filters.workerId === ""
+  const follow = (id) => {
+    const look = async () => {
+      if (!ctx.live()) return
+      const res = await api("GET", `/bulk-actions/${id}`)
+      if (res.status !== 200) return void (failure.textContent = messageOf(res))
+      note.textContent = progressText(res.body)
+      if (!ended(res.body)) setTimeout(() => void look(), 1000)
+      else pending.delete(id)
+    }
+    void look()
+  }
+  const act = (action) => async () => {
+    failure.textContent = ""
+    const body = allMatching.checked ? { action, filter } : { action, runIds: [...selected] }
+    let matched = selected.size
+    if (allMatching.checked) {
+      const preview = await api("POST", `/environments/${ctx.env.id}/bulk-actions/preview`, body)
+      if (preview.status !== 200) return void (failure.textContent = messageOf(preview))
+      matched = preview.body.matched
+    }
+    if (matched === 0) return void (failure.textContent = "No run to act on.")
+    const what = action === "cancel" ? "Cancel" : "Replay"
+    const ok = await confirmDialog(`${what} ${matched} run${matched === 1 ? "" : "s"}?`,
+      action === "cancel"
+        ? "Runs that have not ended are cancelled (those with a worker when it stops them); ended ones are skipped."
+        : "Each run gets a new run of its trigger with the same input and tags, linked to it.",
+      `${what} ${matched}`, "Keep them")
+    if (!ok) return
+    const res = await api("POST", `/environments/${ctx.env.id}/bulk-actions`, body)
+    if (res.status !== 201) return void (failure.textContent = messageOf(res))
+    clearSelection()
+    bar.update()
+    pending.add(res.body.id)
+    note.textContent = progressText(res.body)
+    follow(res.body.id)
+  }
+  const cancelButton = el("button", { type: "button", class: "danger", onclick: act("cancel") }, "Cancel runs")
+  const replayButton = el("button", { type: "button", class: "secondary", onclick: act("replay") }, "Replay runs")
+  const bar = {
+    node: el("div", { class: "bulk-bar", role: "group", "aria-label": "Bulk actions" },
+      count,
+      filterable ? el("label", {}, allMatching, " All runs matching these filters") : undefined,
+      cancelButton, replayButton, note, failure),
+    update: () => {
+      const none = selected.size === 0 && !allMatching.checked
+      cancelButton.disabled = none
+      replayButton.disabled = none
+      count.textContent = allMatching.checked ? "All matching runs" : `${selected.size} selected`
+    }
+  }
+  allMatching.addEventListener("change", () => bar.update())
+  bar.update()
+  // A bulk action started before this page was drawn (another visit) is still followed.
+  for (const id of pending) follow(id)
+  return bar
 }

@@ -1,6 +1,6 @@
 // Sign in and register: the two forms a signed-out visitor sees.
-import { api, messageOf } from "./api.js"
-import { alertBox, control, el } from "./dom.js"
+import { api } from "./api.js"
+import { alertBox, control, el, showFailure } from "./dom.js"
 
 const accountForm = (title, submitLabel, path, passwordLabel, autocomplete, onDone) => {
   const email = control("Email", "input", { type: "email", name: "email", autocomplete: "username", required: true })
@@ -11,12 +11,12 @@ const accountForm = (title, submitLabel, path, passwordLabel, autocomplete, onDo
   form.addEventListener("submit", async (event) => {
     event.preventDefault()
     error.textContent = ""
+    email.setError("")
+    password.setError("")
     const res = await api("POST", path, { email: email.input.value, password: password.input.value })
     if (res.status === 200 || res.status === 201) return onDone()
-    const fields = res.body?.details?.fieldErrors ?? {}
-    email.setError(fields.email?.join(" "))
-    password.setError(fields.password?.join(" "))
-    error.textContent = messageOf(res)
+    // Field errors beside their fields; a wrong password is the server's own words ("invalid email or password").
+    showFailure(res, { email, password }, error)
   })
   return form
 }

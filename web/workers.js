@@ -1,14 +1,15 @@
 // Workers: online and offline with last-seen times, relabelling, and how to
-// start one (the command with a fresh one-time registration token).
+// start one (the install, and the command with a fresh one-time registration token).
 import { all, api, messageOf } from "./api.js"
 import { ago, alertBox, apiForm, confirmDialog, control, el, emptyRow, secretBox, statusBadge, table, timeEl } from "./dom.js"
+import { installCommand, startCommand } from "./workerstart.js"
 
 const startSection = (ctx) => {
   const place = el("div", {})
   const error = alertBox()
   const section = el("section", { "aria-labelledby": "start-worker" }, el("h2", { id: "start-worker" }, "Start a worker"),
     el("p", {}, "A worker is a process on any machine that can reach this service. The ",
-      el("code", {}, "pipeline-worker"), " agent runs each run's ", el("code", {}, "input.command"),
+      el("code", {}, "pipeline-worker"), " agent runs the ", el("code", {}, "command"), " of each run's trigger",
       " and reports the result; it registers once with a one-time registration token and keeps its own token afterwards."))
   if (!ctx.can("admin")) {
     section.append(el("p", {}, `Registration tokens are made by an admin of this environment (your role is ${ctx.role}).`))
@@ -20,10 +21,14 @@ const startSection = (ctx) => {
       error.textContent = ""
       const res = await api("POST", `/environments/${ctx.env.id}/api-keys`, { name: `worker registration ${new Date().toISOString().slice(0, 16)}`, prefix: "wrk" })
       if (res.status !== 201) return void (error.textContent = messageOf(res))
-      const command = `npx pipeline-worker --url ${location.origin} --registration-token ${res.body.token} --label my-worker`
       place.replaceChildren(
-        el("p", {}, "Run this where the worker should run (inside a checkout of this service, after ", el("code", {}, "npm ci"), "):"),
-        secretBox("Worker start command", command, "The registration token works once; it is not stored in readable form and cannot be shown again."))
+        el("p", {}, "On the machine where the worker should run (Node.js 20 or later), install the agent once. It is a package of its own, ",
+          el("code", {}, "pipeline-trigger-worker"), ", a few MB without dependencies: make it in a checkout of this service with ",
+          el("code", {}, "cd packages/worker && npm pack"), ", copy the file over, then:"),
+        el("pre", { class: "code", "aria-label": "Worker install command" }, installCommand),
+        el("p", {}, "Then start it. The registration token goes in the environment, not on the command line, where every user of the machine could read it with ",
+          el("code", {}, "ps"), ". Inside a checkout of this service, ", el("code", {}, "npx pipeline-worker"), " works without installing."),
+        secretBox("Worker start command", startCommand(location.origin, res.body.token), "The registration token works once; it is not stored in readable form and cannot be shown again."))
       place.querySelector("input")?.focus()
     }
   }, "Create a registration token")
@@ -33,7 +38,8 @@ const startSection = (ctx) => {
 
 const labelCell = (ctx, worker, onSaved) => {
   const cell = el("td", {}, worker.label)
-  if (!ctx.can("admin")) return cell
+  // A revoked worker cannot be changed (the server answers 404): nothing to rename.
+  if (!ctx.can("admin") || worker.status === "revoked") return cell
   const edit = el("button", {
     type: "button",
     class: "secondary small",

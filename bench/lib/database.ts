@@ -3,9 +3,14 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 
-/** Creates a fresh database on the server of `baseUrl` and answers its URL. */
-export const createDatabase = (baseUrl: string, name: string): Promise<string> =>
+/**
+ * Creates (afresh) the database `base` on the server of `baseUrl` and answers its URL. BENCH_DB_SUFFIX is appended to
+ * every name, so two benches on one server (two checkouts) never drop each
+ * other's databases.
+ */
+export const createDatabase = (baseUrl: string, base: string): Promise<string> =>
   Effect.gen(function*() {
+    const name = `${base}${(process.env.BENCH_DB_SUFFIX ?? "").replace(/[^a-z0-9_]/gi, "")}`
     const admin = yield* PgClient.make({ url: Redacted.make(baseUrl), maxConnections: 1 })
     yield* admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     yield* admin.unsafe(`CREATE DATABASE ${name}`)
@@ -29,9 +34,10 @@ export const execute = (url: string, text: string, params: ReadonlyArray<unknown
     yield* client.unsafe(text, params as Array<any>)
   }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.runPromise)
 
-/** Runs one query on the database at `url` and answers its rows. */
+/** Runs one query on the database at `url` and answers its rows (the service's schema first, as `execute`). */
 export const query = <A = Record<string, unknown>>(url: string, text: string, params: ReadonlyArray<unknown> = []): Promise<ReadonlyArray<A>> =>
   Effect.gen(function*() {
     const client = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+    yield* client.unsafe("SET search_path TO pipeline_triggers, public")
     return (yield* client.unsafe(text, params as Array<any>)) as unknown as ReadonlyArray<A>
   }).pipe(Effect.scoped, Effect.provide(Reactivity.layer), Effect.runPromise)

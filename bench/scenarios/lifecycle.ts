@@ -20,6 +20,8 @@ export interface LifecycleOptions {
   readonly producers: number
   /** The service's process id, to read its CPU time. */
   readonly servicePid: number
+  /** The body of the i-th run request (none by default). */
+  readonly requestBody?: ((i: number) => unknown) | undefined
 }
 
 export interface LifecycleFigures {
@@ -64,7 +66,11 @@ export const lifecycle = async (o: LifecycleOptions): Promise<LifecycleFigures> 
         if (wait > 0) await sleep(wait)
       }
       const t0 = Date.now()
-      const res = await o.client.request("POST", `/api/v1/triggers/${o.triggerId}/run`, { headers: auth })
+      const body = o.requestBody?.(i)
+      const res = await o.client.request("POST", `/api/v1/triggers/${o.triggerId}/run`, {
+        headers: auth,
+        ...(body === undefined ? {} : { body })
+      })
       if (res.status === 201) requestedAt.set(res.body.id, t0)
       else errors++
     }

@@ -2,28 +2,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Actor } from "../Auth/Security.js"
+import type { Actor } from "../Contract/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
-import { AuditRecord } from "./Api.js"
+import { type AuditAction, AuditRecord } from "../Contract/AuditApi.js"
 
-export type AuditAction =
-  | "environment.updated"
-  | "member.added"
-  | "member.role_changed"
-  | "member.removed"
-  | "api_key.created"
-  | "api_key.deleted"
-  | "trigger.created"
-  | "trigger.updated"
-  | "trigger.deleted"
-  | "trigger.mcp_token_rotated"
-  | "run.requested"
-  | "run.cancelled"
-  | "worker.registered"
-  | "worker.label_changed"
-  | "worker.drain_changed"
-  | "worker.revoked"
-  | "webhook.redelivered"
+export type { AuditAction } from "../Contract/AuditApi.js"
 
 export type AuditActor =
   | Actor
@@ -62,7 +45,7 @@ const AuditRow = Schema.Struct({
   environment_id: Schema.String,
   actor_type: AuditRecord.fields.actorType,
   actor_id: Schema.NullOr(Schema.String),
-  action: Schema.String,
+  action: AuditRecord.fields.action,
   target_type: Schema.String,
   target_id: Schema.NullOr(Schema.String),
   metadata: AuditRecord.fields.metadata,

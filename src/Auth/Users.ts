@@ -4,8 +4,8 @@ import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Crypto/Ids.js"
-import { rowsAreValid } from "../Domain/Rows.js"
-import { User } from "./User.js"
+import { rowsAreValid } from "../Db/Rows.js"
+import { User } from "../Contract/User.js"
 
 /** A `users` row without its password hash, decoded into the API's `User`. */
 const UserRow = Schema.Struct({

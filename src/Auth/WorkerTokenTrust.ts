@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
-import type { WorkerIdentity } from "./Security.js"
+import type { WorkerIdentity } from "../Contract/Security.js"
 import * as TrustedTokens from "./TrustedTokens.js"
 
 /** How long a verified worker token is trusted without asking the database again. */

@@ -1,6 +1,7 @@
 import * as Cause from "effect/Cause"
 import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
+import * as Settings from "./Settings.js"
 
 /**
  * What an operator reads when the service cannot start: the reason in plain
@@ -8,9 +9,8 @@ import * as Effect from "effect/Effect"
  */
 const describe = (error: unknown): string => {
   if (ConfigError.isConfigError(error)) {
-    const { message, path } = error as { message?: string; path?: Array<string> }
-    if (message === undefined) return `configuration: ${String(error)}`
-    return path !== undefined && path.length > 0 ? `configuration: ${path.join(".")}: ${message}` : `configuration: ${message}`
+    // Each refused setting on its own line: its variable, its value, what is allowed.
+    return Settings.describeAll(error).map((line) => `configuration: ${line}`).join("\n")
   }
   if (typeof error === "object" && error !== null) {
     const tagged = error as { _tag?: string; message?: string; cause?: unknown }
@@ -53,4 +53,14 @@ export const handle = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.annotateLogs({ reason: text }),
       Effect.zipRight(Effect.sync(() => process.stderr.write(`\n${text}\n`)))
     )
+  })
+
+/**
+ * `handle` for what runs before the logger exists (reading LOG_LEVEL and
+ * LOG_FORMAT themselves): the readable report on stderr alone.
+ */
+export const handleUnlogged = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapErrorCause(effect, (cause) => {
+    const text = report(cause)
+    return text === undefined ? Effect.void : Effect.sync(() => process.stderr.write(`\n${text}\n`))
   })

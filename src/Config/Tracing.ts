@@ -1,4 +1,5 @@
-import { FetchHttpClient, HttpMiddleware } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as OtlpMetrics from "@effect/opentelemetry/OtlpMetrics"
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
@@ -10,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import cluster from "node:cluster"
 import * as Metrics from "../Observability/Metrics.js"
+import * as Settings from "./Settings.js"
 
 /**
  * Telemetry from the environment, with the standard OpenTelemetry variables:
@@ -52,8 +54,11 @@ const pairs = (raw: string): Record<string, string> => {
   return out
 }
 
-const optionalString = (name: string) =>
-  Config.string(name).pipe(Config.option, Config.map(Option.filter((s) => s.trim().length > 0)))
+// An endpoint: unset or empty, or an http(s) URL (OTLP over HTTP).
+const optionalEndpoint = (name: string) =>
+  Settings.parsed(name, "an http:// or https:// URL (OTLP over HTTP), or empty", (s) =>
+    s.trim().length === 0 ? Option.none<string>() : Settings.httpUrl(s.trim()) ? Option.some(s.trim()) : undefined
+  ).pipe(Config.withDefault(Option.none<string>()))
 
 const signalUrl = (base: Option.Option<string>, specific: Option.Option<string>, exporter: string, path: string) =>
   exporter.trim().toLowerCase() === "none"
@@ -61,25 +66,27 @@ const signalUrl = (base: Option.Option<string>, specific: Option.Option<string>,
     : Option.orElse(specific, () => Option.map(base, (url) => `${url.replace(/\/+$/, "")}${path}`))
 
 export const config: Config.Config<Telemetry> = Config.all({
-  tracing: Config.boolean("TRACING").pipe(
+  tracing: Settings.boolean("TRACING").pipe(
     Config.withDefault(false),
     Config.withDescription("Build Effect spans (for an OpenTelemetry exporter the host installs)")
   ),
-  metrics: Config.boolean("METRICS_ENABLED").pipe(Config.withDefault(true)),
-  disabled: Config.boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false)),
-  endpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT"),
-  tracesEndpoint: optionalString("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
-  metricsEndpoint: optionalString("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
+  metrics: Settings.boolean("METRICS_ENABLED").pipe(Config.withDefault(true)),
+  disabled: Settings.boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false)),
+  endpoint: optionalEndpoint("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  tracesEndpoint: optionalEndpoint("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+  metricsEndpoint: optionalEndpoint("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
   tracesExporter: Config.string("OTEL_TRACES_EXPORTER").pipe(Config.withDefault("otlp")),
   metricsExporter: Config.string("OTEL_METRICS_EXPORTER").pipe(Config.withDefault("otlp")),
   headers: Config.redacted("OTEL_EXPORTER_OTLP_HEADERS").pipe(Config.withDefault(Redacted.make(""))),
-  protocol: Config.literal("http/protobuf", "http/json")("OTEL_EXPORTER_OTLP_PROTOCOL").pipe(
+  protocol: Settings.oneOf("OTEL_EXPORTER_OTLP_PROTOCOL", ["http/protobuf", "http/json"] as const).pipe(
     Config.withDefault("http/protobuf" as const)
   ),
   serviceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("pipeline-trigger-service")),
   attributes: Config.string("OTEL_RESOURCE_ATTRIBUTES").pipe(Config.withDefault("")),
-  tracesIntervalMillis: Config.integer("OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5000)),
-  metricsIntervalMillis: Config.integer("OTEL_METRIC_EXPORT_INTERVAL").pipe(Config.withDefault(60_000))
+  tracesIntervalMillis: Settings.wholeNumber("OTEL_BSP_SCHEDULE_DELAY", { min: 1, unit: "milliseconds" }).pipe(Config.withDefault(5000)),
+  metricsIntervalMillis: Settings.wholeNumber("OTEL_METRIC_EXPORT_INTERVAL", { min: 1, unit: "milliseconds" }).pipe(
+    Config.withDefault(60_000)
+  )
 }).pipe(Config.map((c): Telemetry => {
   const base = c.disabled ? Option.none<string>() : c.endpoint
   const tracesUrl = c.disabled ? Option.none<string>() : signalUrl(base, c.tracesEndpoint, c.tracesExporter, "/v1/traces")

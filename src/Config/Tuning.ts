@@ -2,6 +2,7 @@ import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Settings from "./Settings.js"
 
 /**
  * Every tunable of the service in one place: the scheduler's timeouts and
@@ -9,7 +10,7 @@ import * as Layer from "effect/Layer"
  * bounds. Shaped like `@effect/cluster`'s `ShardingConfig`: `defaults`,
  * `layer(options)` for a program that sets them in code (tests, embedding),
  * `layerFromEnv(options)` for the service, which reads each from its
- * environment variable (README: Configuration) and falls back to `defaults`.
+ * environment variable (docs/configuration.md) and falls back to `defaults`.
  */
 export interface TuningShape {
   /** An assigned run not claimed within this many seconds goes back to `queued`. */
@@ -51,10 +52,21 @@ export interface TuningShape {
    * instance takes it over (after a crash); longer than one attempt (10 s).
    */
   readonly webhookLeaseSeconds: number
+  /**
+   * How long an instance holds a bulk action it works through without
+   * recording a batch; after a crash, another instance (or the restarted one)
+   * resumes it once this has passed.
+   */
+  readonly bulkActionLeaseSeconds: number
   /** After SIGTERM, keep serving this long with readiness at 503 (so load balancers stop sending) before the port closes. */
   readonly shutdownDelaySeconds: number
   /** After the delay, a graceful shutdown waits at most this long for work in flight before the process exits. */
   readonly shutdownTimeoutSeconds: number
+  /**
+   * A run's log is kept up to this many bytes (its lines as a text file, each
+   * with its newline); past it one marker line says how much was dropped.
+   */
+  readonly runLogMaxBytes: number
 }
 
 export class Tuning extends Context.Tag("Config/Tuning")<Tuning, TuningShape>() {}
@@ -71,18 +83,22 @@ export const defaults: TuningShape = {
   sweepHorizonMillis: 5000,
   webhookConcurrency: 64,
   webhookLeaseSeconds: 30,
+  bulkActionLeaseSeconds: 15,
   shutdownDelaySeconds: 0,
-  shutdownTimeoutSeconds: 10
+  shutdownTimeoutSeconds: 10,
+  runLogMaxBytes: 16 * 1024 * 1024
 }
 
 const whole = (name: string, fallback: number, description: string, minimum: number) =>
-  Config.integer(name).pipe(
+  Settings.wholeNumber(name, {
+    min: minimum,
+    unit: name.endsWith("_SECONDS") ? "seconds" : name.endsWith("_MILLIS") ? "milliseconds" : undefined
+  }).pipe(
     Config.withDefault(fallback),
-    Config.validate({ message: `must be a whole number ≥ ${minimum}`, validation: (n) => n >= minimum }),
     Config.withDescription(description)
   )
 
-/** The environment variables, each with its default and description (the README's configuration table). */
+/** The environment variables, each with its default and description (the configuration table in docs/configuration.md). */
 export const config: Config.Config<TuningShape> = Config.all({
   claimTimeoutSeconds: whole("CLAIM_TIMEOUT_SECONDS", defaults.claimTimeoutSeconds, "an assigned run not claimed in time goes back to queued", 1),
   workerOfflineAfterSeconds: whole("WORKER_OFFLINE_AFTER_SECONDS", defaults.workerOfflineAfterSeconds, "a worker not seen for this long is offline", 1),
@@ -104,13 +120,20 @@ export const config: Config.Config<TuningShape> = Config.all({
   sweepHorizonMillis: whole("SWEEP_HORIZON_MILLIS", defaults.sweepHorizonMillis, "the sweep picks up deadlines falling due within this window", 0),
   webhookConcurrency: whole("WEBHOOK_CONCURRENCY", defaults.webhookConcurrency, "outbound webhook attempts in flight at once, per instance", 1),
   webhookLeaseSeconds: whole("WEBHOOK_LEASE_SECONDS", defaults.webhookLeaseSeconds, "how long an instance holds a pending delivery", 1),
+  bulkActionLeaseSeconds: whole(
+    "BULK_ACTION_LEASE_SECONDS",
+    defaults.bulkActionLeaseSeconds,
+    "how long an instance holds a bulk action between batches; another resumes it after a crash once this has passed",
+    1
+  ),
   shutdownDelaySeconds: whole(
     "SHUTDOWN_DELAY_SECONDS",
     defaults.shutdownDelaySeconds,
     "after SIGTERM, keep serving this long with readiness at 503 before closing the port",
     0
   ),
-  shutdownTimeoutSeconds: whole("SHUTDOWN_TIMEOUT_SECONDS", defaults.shutdownTimeoutSeconds, "on SIGTERM, exit after at most this long", 0)
+  shutdownTimeoutSeconds: whole("SHUTDOWN_TIMEOUT_SECONDS", defaults.shutdownTimeoutSeconds, "on SIGTERM, exit after at most this long", 0),
+  runLogMaxBytes: whole("RUN_LOG_MAX_BYTES", defaults.runLogMaxBytes, "bytes of log kept per run; past it one marker line says how much was dropped", 1024)
 })
 
 /** `defaults` with the given options. */

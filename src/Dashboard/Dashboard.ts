@@ -3,12 +3,12 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Tuning } from "../Config/Tuning.js"
-import { nowIso } from "../Domain/Time.js"
+import { nowIso } from "../Db/Time.js"
 import { workerOnline } from "../RunStore/Placement.js"
-import { canonical } from "../Domain/Decimal.js"
-import { rowsAreValid } from "../Domain/Rows.js"
+import { canonical } from "../Contract/Domain/Decimal.js"
+import { rowsAreValid } from "../Db/Rows.js"
 import { Policy } from "../Tenancy/Policy.js"
-import { Overview } from "./Api.js"
+import { Overview } from "../Contract/DashboardApi.js"
 
 /**
  * The overview statement's one row, decoded into the API's `Overview`: the
@@ -17,6 +17,7 @@ import { Overview } from "./Api.js"
 const OverviewRow = Schema.Struct({
   online_workers: Schema.Number,
   todays_runs: Schema.Number,
+  todays_expired_runs: Schema.Number,
   success_rate: Schema.NullOr(Schema.NumberFromString),
   month_spend: Schema.String
 }).pipe(
@@ -26,12 +27,14 @@ const OverviewRow = Schema.Struct({
       new Overview({
         onlineWorkers: row.online_workers,
         todaysRuns: row.todays_runs,
+        todaysExpiredRuns: row.todays_expired_runs,
         successRatePct: row.success_rate,
         monthTokenSpendUsd: canonical(row.month_spend)
       }, rowsAreValid),
     encode: (overview) => ({
       online_workers: overview.onlineWorkers,
       todays_runs: overview.todaysRuns,
+      todays_expired_runs: overview.todaysExpiredRuns,
       success_rate: overview.successRatePct,
       month_spend: overview.monthTokenSpendUsd
     })
@@ -98,8 +101,9 @@ export class Dashboard extends Effect.Service<Dashboard>()("Dashboard/Dashboard"
            WHERE w.environment_id = ${environmentId} AND w.revoked_at IS NULL
              AND ${workerOnline(sql, now, config.workerOfflineAfterSeconds)}) AS online_workers,
           (SELECT count(*)::int FROM today) AS todays_runs,
+          (SELECT count(*)::int FROM today WHERE outcome = 'expired') AS todays_expired_runs,
           (SELECT round(100.0 * count(*) FILTER (WHERE outcome = 'succeeded')
-                   / NULLIF(count(*) FILTER (WHERE outcome IN ('succeeded', 'failed', 'timed_out')), 0), 1)::text
+                   / NULLIF(count(*) FILTER (WHERE outcome IN ('succeeded', 'failed', 'timed_out', 'expired')), 0), 1)::text
            FROM today) AS success_rate,
           ((SELECT COALESCE(sum(cost_usd), 0) FROM stored)
             + (SELECT COALESCE(sum(cost_usd), 0) FROM computed)

@@ -1,9 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { ValidationError } from "../Domain/Errors.js"
+import { ValidationError } from "../Contract/Domain/ApiErrors.js"
 import { Policy } from "../Tenancy/Policy.js"
-import type { BucketSize, RunBucket } from "./Api.js"
+import type { BucketSize, RunBucket } from "../Contract/DashboardApi.js"
 
 export const maxBuckets = 1000
 
@@ -41,6 +41,7 @@ interface BucketRow {
   readonly failed: number
   readonly timed_out: number
   readonly cancelled: number
+  readonly expired: number
   readonly p50: string | number | null
   readonly p95: string | number | null
 }
@@ -58,6 +59,7 @@ const toBucket = (row: BucketRow): RunBucket => ({
   failed: row.failed,
   timedOut: row.timed_out,
   cancelled: row.cancelled,
+  expired: row.expired,
   p50DurationMs: row.p50 === null ? null : Number(row.p50),
   p95DurationMs: row.p95 === null ? null : Number(row.p95)
 })
@@ -67,7 +69,7 @@ const toBucket = (row: BucketRow): RunBucket => ({
  * endings by `ended_at` and `outcome`; both come from an index alone
  * (`runs_created`, `runs_ended`, migration 0007), so the cost follows the
  * rows in the window, not the history. Statuses are compared as text, so a
- * status the state machine gains (`cancelled`) is counted once it exists.
+ * status the state machine gains (`cancelled`, `expired`) is counted once it exists.
  *
  * A closed hour or day bucket is computed once and kept in
  * `run_series_buckets` (migration 0011): its figures count only runs created
@@ -99,6 +101,7 @@ export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries"
             count(*) FILTER (WHERE outcome = 'failed')::int AS failed,
             count(*) FILTER (WHERE outcome = 'timed_out')::int AS timed_out,
             count(*) FILTER (WHERE outcome = 'cancelled')::int AS cancelled,
+            count(*) FILTER (WHERE outcome = 'expired')::int AS expired,
             percentile_disc(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
             percentile_disc(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95
           FROM runs
@@ -107,7 +110,8 @@ export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries"
         )
         SELECT s.bucket_start, COALESCE(r.queued, 0) AS queued,
           COALESCE(e.succeeded, 0) AS succeeded, COALESCE(e.failed, 0) AS failed,
-          COALESCE(e.timed_out, 0) AS timed_out, COALESCE(e.cancelled, 0) AS cancelled, e.p50, e.p95
+          COALESCE(e.timed_out, 0) AS timed_out, COALESCE(e.cancelled, 0) AS cancelled,
+          COALESCE(e.expired, 0) AS expired, e.p50, e.p95
         FROM unnest(${starts.map((ms) => new Date(ms).toISOString())}::timestamptz[]) AS s(bucket_start)
         LEFT JOIN requested r ON r.b = s.bucket_start
         LEFT JOIN ended e ON e.b = s.bucket_start
@@ -120,7 +124,7 @@ export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries"
         const first = new Date(starts[0]!).toISOString()
         const end = new Date(starts[starts.length - 1]! + size).toISOString()
         const stored = yield* sql<BucketRow>`
-          SELECT bucket_start, queued, succeeded, failed, timed_out, cancelled, p50_ms AS p50, p95_ms AS p95
+          SELECT bucket_start, queued, succeeded, failed, timed_out, cancelled, expired, p50_ms AS p50, p95_ms AS p95
           FROM run_series_buckets
           WHERE environment_id = ${environmentId} AND bucket_seconds = ${size / 1000}
             AND bucket_start >= ${first}::timestamptz AND bucket_start < ${end}::timestamptz`
@@ -140,6 +144,7 @@ export class RunSeries extends Effect.Service<RunSeries>()("Dashboard/RunSeries"
               failed: b.failed,
               timed_out: b.timedOut,
               cancelled: b.cancelled,
+              expired: b.expired,
               p50_ms: b.p50DurationMs,
               p95_ms: b.p95DurationMs
             })))

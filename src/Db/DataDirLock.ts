@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as DataDir from "./DataDir.js"
 
 /**
  * The embedded database is one Postgres data directory written by one
@@ -82,7 +83,7 @@ const tryCreate = (file: string, holder: Holder): boolean => {
 const acquire = (dataDir: string): Effect.Effect<string, DataDirInUse> =>
   Effect.suspend(() => {
     const file = lockFileOf(dataDir)
-    fs.mkdirSync(path.dirname(file), { recursive: true })
+    DataDir.makeDirectory(path.dirname(file))
     const holder = me()
     for (let attempt = 0; attempt < 3; attempt++) {
       if (tryCreate(file, holder)) return Effect.succeed(file)

@@ -8,11 +8,21 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import * as fs from "node:fs"
 import * as Permits from "../Concurrency/Permits.js"
 import { Notifications } from "./Notifications.js"
+import * as DataDir from "./DataDir.js"
 import * as DataDirLock from "./DataDirLock.js"
+import * as PgliteMemory from "./PgliteMemory.js"
 import * as Schema from "./Schema.js"
+
+export interface Options {
+  /**
+   * A data directory dumped by PGlite's `dumpDataDir` to start from instead of
+   * an empty one: skips `initdb`, the seconds a new database costs (the tests
+   * start each in-memory database from one dump, already migrated).
+   */
+  readonly loadDataDir?: Blob
+}
 
 /**
  * A `SqlClient` over one embedded PGlite database.
@@ -23,32 +33,54 @@ import * as Schema from "./Schema.js"
  * a transaction holds it from BEGIN to COMMIT, every other statement takes it
  * for the duration of the statement.
  */
-export const make = (dataDir: string | undefined, schema: string = Schema.defaultSchema) =>
+export const make = (dataDir: string | undefined, schema: string = Schema.defaultSchema, options: Options = {}) =>
   Effect.gen(function*() {
     // One process per data directory (see DataDirLock); released after the database is closed.
     if (dataDir !== undefined) yield* DataDirLock.hold(dataDir)
+    if (dataDir !== undefined) {
+      yield* Effect.try({
+        // PGlite creates the database directory but not its parents: a new
+        // program pointed at `./pipelines-data` must not fail with ENOENT.
+        try: () => DataDir.makeDirectory(dataDir),
+        catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the embedded database" })
+      })
+      // A dump to load needs an empty directory: PGlite refuses to load it over a database.
+      if (options.loadDataDir === undefined) yield* PgliteMemory.initInChild(dataDir)
+    }
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: async () => {
-          // PGlite creates the database directory but not its parents: a new
-          // program pointed at `./pipelines-data` must not fail with ENOENT.
-          if (dataDir !== undefined) await fs.promises.mkdir(dataDir, { recursive: true })
-          const db = await PGlite.create(dataDir, {
-            // Match node-postgres: int8 and numeric as strings, never lossy numbers.
-            parsers: { 20: (x: string) => x, 1700: (x: string) => x }
-          })
-          // One session for the whole life of the database: our schema first, set once.
-          await db.exec(`${Schema.prepareStatement(schema)}; SET search_path TO ${Schema.searchPath(schema)}`)
-            .catch(async (error) => {
-              await db.close()
-              throw error
-            })
-          return db
-        },
+        try: () => open(dataDir, schema, options),
         catch: (cause) => new SqlError({ cause, message: "PGlite: failed to open the embedded database" })
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
+    return yield* over(db)
+  })
+
+/** Opens (or creates) the embedded database in `dataDir` (in memory when undefined), its session on our schema. */
+export const open = async (dataDir: string | undefined, schema: string = Schema.defaultSchema, options: Options = {}): Promise<PGlite> => {
+  const db = await PGlite.create(dataDir, {
+    ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+    startParams: [...PgliteMemory.startParams],
+    // Match node-postgres: int8 and numeric as strings, never lossy numbers.
+    parsers: { 20: (x: string) => x, 1700: (x: string) => x }
+  })
+  // One session for the whole life of the database: our schema first, set once.
+  await db.exec(`${Schema.prepareStatement(schema)}; SET search_path TO ${Schema.searchPath(schema)}`)
+    .catch(async (error) => {
+      await db.close()
+      throw error
+    })
+  return db
+}
+
+/**
+ * The `SqlClient` and `Notifications` over an open PGlite database, which the
+ * caller opened and closes (`make` with the scope; the tests keep one open
+ * across a file's tests, see test/support/TestDatabase.ts).
+ */
+export const over = (db: PGlite) =>
+  Effect.gen(function*() {
     // One statement or transaction at a time (PGlite has one connection).
     const lock = yield* Permits.make(1)
 
@@ -113,9 +145,10 @@ export const make = (dataDir: string | undefined, schema: string = Schema.defaul
 /** `SqlClient` and `Notifications` over an embedded database in `dataDir` (in memory when undefined). */
 export const layer = (
   dataDir: string | undefined,
-  schema?: string
+  schema?: string,
+  options?: Options
 ): Layer.Layer<SqlClient.SqlClient | Notifications, SqlError | DataDirLock.DataDirInUse> =>
   Layer.scopedContext(
-    Effect.map(make(dataDir, schema), ({ client, notifications }) =>
+    Effect.map(make(dataDir, schema, options), ({ client, notifications }) =>
       Context.make(SqlClient.SqlClient, client).pipe(Context.add(Notifications, notifications)))
   ).pipe(Layer.provide(Reactivity.layer))

@@ -51,7 +51,7 @@ export const list = (dir: string = directory): Effect.Effect<ReadonlyArray<SqlMi
  * one message (node-postgres sends text without values that way; the PGlite
  * client runs it with `exec`). The Migrator runs it inside its transaction.
  */
-const run = (file: string) =>
+export const statement = (file: string) =>
   Effect.tryPromise({
     try: () => fs.promises.readFile(file, "utf8"),
     catch: (cause) => failed(`Could not read ${file}`, cause)
@@ -61,7 +61,7 @@ const run = (file: string) =>
 
 /** A `Migrator` loader over `dir`; a file is read only when its migration is due. */
 export const loader = (dir: string = directory): Migrator.Loader =>
-  Effect.map(list(dir), (migrations) => migrations.map(({ file, id, name }) => [id, name, run(file)] as const))
+  Effect.map(list(dir), (migrations) => migrations.map(({ file, id, name }) => [id, name, statement(file)] as const))
 
 /** The newest id in `dir`: a database whose `pts_migrations` lacks it is behind this package. */
 export const latestId = (dir: string = directory): Effect.Effect<number, Migrator.MigrationError> =>

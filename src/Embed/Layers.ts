@@ -13,7 +13,7 @@ import { migrate } from "../Db/Migrations.js"
 import { Notifications } from "../Db/Notifications.js"
 import * as PgliteClient from "../Db/PgliteClient.js"
 import * as Schema from "../Db/Schema.js"
-import { ConfigFromEmbedding, layerConfig, PipelineTriggersConfig, type PipelineTriggersOptions } from "./Config.js"
+import { ConfigFromEmbedding, layerConfig, PipelineTriggersConfig, type PipelineTriggersOptions } from "./EmbedConfig.js"
 import { PipelineTriggers } from "./PipelineTriggers.js"
 
 /**

@@ -1,3 +1,4 @@
+import { availableAtOf } from "../Runs/Delays.js"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
@@ -8,23 +9,24 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ApiKeys } from "../ApiKeys/ApiKeys.js"
-import { type Actor, CurrentActor } from "../Auth/Security.js"
+import { type Actor, CurrentActor } from "../Contract/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
-import { type Forbidden, NotFound, ValidationError } from "../Domain/Errors.js"
-import { isUuid } from "../Domain/Ids.js"
-import type { Role } from "../Domain/Schemas.js"
-import { type Run, type RunStatus, terminalStatuses, toRun } from "../Domain/Run.js"
+import { type Forbidden, NotFound, ValidationError } from "../Contract/Domain/ApiErrors.js"
+import { isUuid } from "../Contract/Domain/Uuids.js"
+import { wordIssues } from "../Contract/Domain/IssueWording.js"
+import type { Role } from "../Contract/Domain/Schemas.js"
+import { type Run, type RunStatus, terminalStatuses, toRun } from "../Contract/Domain/Run.js"
 import { RunHistory } from "../Runs/RunHistory.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
-import { RunEvents } from "../Scheduler/RunEvents.js"
-import { type FeedEvent, RunFeed, type SlowSubscriber } from "../Scheduler/RunFeed.js"
+import { type FeedEvent, RunEvents, RunFeed, type SlowSubscriber } from "../Scheduler/RunFeed.js"
 import { RunRequests } from "../Runs/RunRequests.js"
 import { Workspaces } from "../Tenancy/Workspaces.js"
-import { CreateTrigger, JsonInput, type Trigger } from "../Triggers/Api.js"
+import { CreateTrigger, JsonInput, type Trigger } from "../Contract/TriggersApi.js"
+import { ConcurrencyKey, RunOptions } from "../Contract/RunsApi.js"
 import { Triggers } from "../Triggers/Triggers.js"
-import { answerTriggerErrors } from "../Triggers/WireErrors.js"
+import { answerTriggerErrors } from "../Triggers/TriggerWireErrors.js"
 import { Workers } from "../Workers/Workers.js"
-import { PipelineTriggersConfig } from "./Config.js"
+import { PipelineTriggersConfig } from "./EmbedConfig.js"
 
 export interface RunFilter {
   readonly triggerId?: string | undefined
@@ -48,13 +50,7 @@ const runIdOf = idOf("run")
 
 /** Schema failures as the API's 400: every invalid field named. */
 const toValidationError = (error: ParseResult.ParseError): ValidationError => {
-  const fieldErrors: Record<string, Array<string>> = {}
-  const formErrors: Array<string> = []
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const field = issue.path[0]
-    if (field === undefined) formErrors.push(issue.message)
-    else (fieldErrors[String(field)] ??= []).push(issue.message)
-  }
+  const { fieldErrors, formErrors } = wordIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
   return ValidationError.fields_(fieldErrors, formErrors)
 }
 
@@ -122,25 +118,54 @@ export class PipelineTriggers extends Effect.Service<PipelineTriggers>()("Pipeli
     const getTrigger = (triggerId: string): Effect.Effect<Trigger, NotFound | Forbidden> =>
       Effect.flatMap(triggerIdOf(triggerId), (id) => asPrincipal(answerTriggerErrors(triggers.get(id))))
 
-    /** A new queued run, assigned at once when a worker is online. `input` defaults to the trigger's. */
+    /**
+     * A new queued run, assigned at once when a worker is online and the
+     * trigger's concurrency limits allow. `input` defaults to the trigger's;
+     * `concurrencyKey` (1 to 200 characters) is the run's key for `perKey`.
+     */
     const startRun = (
       triggerId: string,
-      options: { readonly input?: unknown; readonly idempotencyKey?: string } = {}
-    ): Effect.Effect<Run, NotFound | ValidationError> =>
+      options: {
+        readonly input?: unknown
+        readonly idempotencyKey?: string
+        readonly concurrencyKey?: string
+        /** Held `queued` until then: seconds from now (0..2,592,000) or a moment (now .. 30 days ahead); not both. */
+        readonly delaySeconds?: number
+        readonly runAt?: Date
+        /** Seconds the run ranks ahead in the queue (−86,400..86,400). */
+        readonly priority?: number
+        /** Overrides the trigger's time-to-live (1..2,592,000 s). */
+        readonly ttlSeconds?: number
+      } = {}
+    ): Effect.Effect<Run, NotFound | Forbidden | ValidationError> =>
       Effect.gen(function*() {
-        const trigger = yield* runs.findTrigger(yield* triggerIdOf(triggerId))
-        if (trigger === undefined) return yield* Effect.fail(NotFound.of("trigger"))
+        const id = yield* triggerIdOf(triggerId)
         const input = "input" in options
-          ? { value: yield* Schema.decodeUnknown(JsonInput)(options.input).pipe(Effect.mapError(toValidationError)) }
-          : undefined
-        const actor = yield* principal
-        // As over HTTP: a worker's waiting claim poll may be handed the run at once.
-        const created = yield* runRequests.request(trigger.id, trigger.environment_id, {
-          input,
-          idempotencyKey: options.idempotencyKey,
-          actor
+          ? Effect.map(Schema.decodeUnknown(JsonInput)(options.input).pipe(Effect.mapError(toValidationError)), (value) => ({ value }))
+          : Effect.succeed(undefined)
+        const concurrencyKey = options.concurrencyKey
+        const body = Effect.gen(function*() {
+          const key = concurrencyKey === undefined ? undefined : (yield* Schema.decodeUnknown(
+            Schema.Struct({ concurrencyKey: ConcurrencyKey })
+          )({ concurrencyKey }).pipe(Effect.mapError(toValidationError))).concurrencyKey
+          // The same rules as the REST body's (`RunOptions`): each field checked, a `ValidationError` naming it.
+          const when = yield* Schema.decodeUnknown(RunOptions, { errors: "all" })({
+            delaySeconds: options.delaySeconds,
+            runAt: options.runAt?.toISOString(),
+            priority: options.priority,
+            ttlSeconds: options.ttlSeconds
+          }).pipe(Effect.mapError(toValidationError))
+          return {
+            input: yield* input,
+            concurrencyKey: key,
+            availableAt: yield* availableAtOf(when),
+            priority: when.priority,
+            ttlSeconds: when.ttlSeconds
+          }
         })
-        if (created === undefined) return yield* Effect.fail(NotFound.of("trigger"))
+        // As over HTTP: the principal must be an operator of the trigger's environment (the service checks),
+        // and a worker's waiting claim poll may be handed the run at once.
+        const created = yield* asPrincipal(answerTriggerErrors(runRequests.request(id, body, { idempotencyKey: options.idempotencyKey })))
         return toRun(created.run)
       }).pipe(Effect.withSpan("PipelineTriggers.startRun"))
 

@@ -1,5 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as SqlMigrations from "../Db/SqlMigrations.js"
 import { Tuning } from "../Config/Tuning.js"
@@ -16,11 +18,15 @@ export class Readiness extends Effect.Service<Readiness>()("Health/Readiness", {
     // The newest file of `migrations/`: a database whose table lacks it is not this package's schema yet.
     const latestMigration = yield* Effect.orDie(SqlMigrations.latestId())
     let draining = false
+    const drained = yield* Deferred.make<void>()
     return {
       markDraining: Effect.sync(() => {
         draining = true
+        Deferred.unsafeDone(drained, Exit.void)
       }),
       isDraining: Effect.sync(() => draining),
+      /** Completes when the shutdown begins: what waits for work (a long poll) should answer now. */
+      whenDraining: Deferred.await(drained),
       /** Why this instance is not ready, or undefined when it is. */
       check: Effect.fnUntraced(function*(sql: SqlClient.SqlClient) {
         if (draining) return "draining" as const

@@ -1,7 +1,8 @@
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../Config/AppConfig.js"
 import { Tuning } from "../Config/Tuning.js"
@@ -12,16 +13,19 @@ import * as NodeServer from "./NodeServer.js"
  * every process of the group and a process primary passes its own signal on,
  * so one process may get both.
  */
-export const onFirstSignal = (f: () => void): void => {
+export const onFirstSignal = (f: (signal: NodeJS.Signals) => void): void => {
   let fired = false
-  const once = () => {
+  const once = (signal: NodeJS.Signals) => {
     if (fired) return
     fired = true
-    f()
+    f(signal)
   }
   process.on("SIGTERM", once)
   process.on("SIGINT", once)
 }
+
+/** What the server reports when the stop begins: the signal and the connections still open then. */
+export type OnStopping = (signal: NodeJS.Signals, openConnections: number) => void
 
 /**
  * The Node server, drained on SIGTERM/SIGINT. `server.close()` (run when the
@@ -32,9 +36,10 @@ export const onFirstSignal = (f: () => void): void => {
  * as they go idle. The app's handler is removed a moment before the listener
  * closes; a request arriving in between is answered 503 rather than left hanging.
  */
-export const make = () => {
+export const make = (onStopping?: OnStopping) => {
   const server = NodeServer.make()
-  onFirstSignal(() => {
+  onFirstSignal((signal) => {
+    if (onStopping !== undefined) server.getConnections((_error, count) => onStopping(signal, count ?? 0))
     setInterval(() => server.closeIdleConnections(), 100).unref()
     server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
       if (response.headersSent) return
@@ -57,16 +62,32 @@ export const make = () => {
  */
 export const layer = Layer.effect(
   HttpServer.HttpServer,
-  Effect.map(AppConfig, (config) =>
-    HttpServer.make({
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const tuning = yield* Tuning
+    const runtime = yield* Effect.runtime<never>()
+    // Said at once, so a terminal's Ctrl-C is answered before the wait, not only at its end.
+    const stopping: OnStopping = (signal, openConnections) =>
+      Runtime.runFork(runtime)(
+        Effect.logInfo("stopping: no new connections; finishing the requests in flight, handing background work back").pipe(
+          Effect.annotateLogs({
+            signal,
+            openConnections,
+            delaySeconds: tuning.shutdownDelaySeconds,
+            exitsWithinSeconds: tuning.shutdownDelaySeconds + tuning.shutdownTimeoutSeconds
+          })
+        )
+      )
+    return HttpServer.make({
       address: { _tag: "TcpAddress", hostname: config.host === "::" ? "0.0.0.0" : config.host, port: config.port },
       serve: (app, middleware) =>
-        NodeHttpServer.make(make, { port: config.port, host: config.host }).pipe(
+        NodeHttpServer.make(() => make(stopping), { port: config.port, host: config.host }).pipe(
           // A port that cannot be bound ends the start, as it would have when the layer was built.
           Effect.orDie,
           Effect.flatMap((server) => middleware === undefined ? server.serve(app) : server.serve(app, middleware))
         )
-    }))
+    })
+  })
 ).pipe(Layer.provideMerge(NodeHttpServer.layerContext))
 
 /**

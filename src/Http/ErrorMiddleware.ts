@@ -1,12 +1,10 @@
-import {
-  HttpApiBuilder,
-  HttpApiError,
-  HttpApiSchema,
-  HttpIncomingMessage,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -21,8 +19,9 @@ import {
   ServiceUnavailable,
   ValidationError,
   wireByTag
-} from "../Domain/Errors.js"
-import { notFoundMessage } from "../Domain/Ids.js"
+} from "../Contract/Domain/ApiErrors.js"
+import { notFoundMessage } from "../Contract/Domain/Uuids.js"
+import { wordIssues } from "../Contract/Domain/IssueWording.js"
 
 /**
  * Turns the builder's decode errors into our `{error, details}` 400 and every
@@ -31,17 +30,7 @@ import { notFoundMessage } from "../Domain/Ids.js"
  * error encoding, so the replacements are encoded like any declared error.
  */
 export const toValidationError = (error: HttpApiError.HttpApiDecodeError): ValidationError => {
-  const fieldErrors: Record<string, Array<string>> = {}
-  const formErrors: Array<string> = []
-  for (const issue of error.issues) {
-    const head = issue.path[0]
-    if (head === undefined) {
-      formErrors.push(issue.message)
-    } else {
-      const key = String(head)
-      ;(fieldErrors[key] ??= []).push(issue.message)
-    }
-  }
+  const { fieldErrors, formErrors } = wordIssues(error.issues)
   return ValidationError.fields_(fieldErrors, formErrors)
 }
 
@@ -99,7 +88,7 @@ const translate = <E>(cause: Cause.Cause<E>): Effect.Effect<never, unknown> => {
   if (Option.isSome(failure)) {
     const error = failure.value as unknown
     if (error instanceof HttpApiError.HttpApiDecodeError) {
-      // A path segment that is no id names nothing: 404 as for a missing one (see Domain/Ids.pathId).
+      // A path segment that is no id names nothing: 404 as for a missing one (see Contract/Domain/Uuids.pathId).
       const missing = notFoundMessage(error.issues)
       return Effect.fail(missing === undefined ? toValidationError(error) : new NotFound({ error: missing }))
     }

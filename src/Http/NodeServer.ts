@@ -47,11 +47,21 @@ export const answerClientError = (error: Error & { code?: string }, socket: Dupl
   }
   const [status, message] = statusOf(error.code)
   const body = JSON.stringify({ error: message })
+  // The answer to a HEAD has no body (a client reads the body's bytes as the next answer and
+  // gives up on the connection): the same head as for a GET, nothing after it.
   socket.end(
     `HTTP/1.1 ${status} ${reasons[status]}\r\n` +
       "content-type: application/json\r\n" +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
       "connection: close\r\n\r\n" +
-      body
+      (isHead(error) ? "" : body)
   )
 }
+
+/**
+ * Whether the refused request is a HEAD. The socket has no request object yet;
+ * the bytes being parsed (`rawPacket`) start with its request line when it
+ * came in one piece with its headers, as a client writes a request.
+ */
+const isHead = (error: Error & { rawPacket?: unknown }): boolean =>
+  Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString("latin1") === "HEAD "

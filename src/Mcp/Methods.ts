@@ -1,8 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { TriggersRepo } from "../Triggers/TriggersRepo.js"
-import type { McpGrant } from "./Api.js"
-import * as JsonRpc from "./JsonRpc.js"
+import type { McpGrant } from "../Contract/McpApi.js"
+import * as JsonRpc from "../Contract/JsonRpc.js"
 import { McpTools } from "./Tools.js"
 
 /** Newest first; `initialize` answers the client's revision when it is one of these, else the newest. */
@@ -38,7 +38,8 @@ export class McpMethods extends Effect.Service<McpMethods>()("Mcp/Methods", {
           serverInfo,
           instructions: `This connection runs one pipeline: the trigger "${name}". Start a run with run_trigger, ` +
             "then call wait_for_run with its id until its status is succeeded, failed or timed_out; get_run and " +
-            "list_runs read runs of this trigger; describe_trigger shows its default input and limits."
+            "list_runs read runs of this trigger; describe_trigger shows its default input, the input schema run_trigger's " +
+            "input must match (null: any JSON) and limits."
         })
       })
 
@@ -70,7 +71,7 @@ export class McpMethods extends Effect.Service<McpMethods>()("Mcp/Methods", {
           case "ping":
             return Effect.succeed(JsonRpc.result(id, {}))
           case "tools/list":
-            return Effect.succeed(JsonRpc.result(id, { tools: tools.listings }))
+            return Effect.map(tools.listingsFor(grant), (listings) => JsonRpc.result(id, { tools: listings }))
           case "tools/call":
             return callTool(grant, id, params)
           default:

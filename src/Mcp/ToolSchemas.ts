@@ -1,7 +1,7 @@
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
-import { Limit, Payload } from "../Domain/Schemas.js"
-import { IdempotencyKey, RunListParams, RunRequest } from "../Runs/Api.js"
+import { Limit, Payload } from "../Contract/Domain/Schemas.js"
+import { ConcurrencyKey, IdempotencyKey, RunInputField, RunListParams, RunOptionsFields } from "../Contract/RunsApi.js"
 
 /**
  * Tool arguments, built from the REST API's own schemas (the run request's
@@ -16,7 +16,10 @@ const RunId = Schema.UUID.annotations({
 export const DescribeTriggerArgs = Payload({})
 
 export const RunTriggerArgs = Payload({
-  input: RunRequest.fields.input,
+  input: RunInputField,
+  concurrencyKey: Schema.optional(ConcurrencyKey),
+  delaySeconds: RunOptionsFields.delaySeconds,
+  priority: RunOptionsFields.priority,
   idempotencyKey: Schema.optional(IdempotencyKey.annotations({
     description: "Optional, 1 to 255 characters. A repeat with the same key starts nothing new and answers the first run: " +
       "use it to retry safely after a lost answer."
@@ -24,6 +27,14 @@ export const RunTriggerArgs = Payload({
 })
 
 export const GetRunArgs = Payload({ runId: RunId })
+
+export const ReplayRunArgs = Payload({
+  runId: RunId,
+  input: Schema.optional(Schema.Unknown.annotations({
+    description: "The new run's input; the replayed run's own when absent. It must match the trigger's input schema."
+  })),
+  idempotencyKey: RunTriggerArgs.fields.idempotencyKey
+})
 
 export const ListRunsArgs = Payload({
   status: RunListParams.fields.status.annotations({ description: "Only runs in this status." }),
@@ -78,4 +89,40 @@ export const inputSchemaOf = (schema: Schema.Schema<any, any, never>): Record<st
   const inlined = inline(root) as Record<string, unknown>
   // An empty struct is `{}` to Effect (any non-null value); a tool's arguments are always an object.
   return inlined.type === "object" ? inlined : { type: "object", properties: {} }
+}
+
+/** Local references (`#`, `#/…`) of a schema moved to `at` (a JSON Pointer), every other value as it was. */
+const rebase = (node: unknown, at: string): unknown => {
+  if (Array.isArray(node)) return node.map((n) => rebase(n, at))
+  if (node === null || typeof node !== "object") return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    out[key] = (key === "$ref" || key === "$dynamicRef") && typeof value === "string" && (value === "#" || value.startsWith("#/"))
+      ? `#${at}${value.slice(1)}`
+      : rebase(value, at)
+  }
+  return out
+}
+
+/**
+ * `run_trigger`'s arguments with the trigger's `inputSchema` as the schema
+ * of `input`, so an agent sees the shape it must send. The trigger's schema
+ * is placed under `properties.input`: its own local references are rebased
+ * there, and its `$schema` and `$id` (which would start a resource of their
+ * own) are left out. `input` is required when the trigger has no input of
+ * its own to fall back on.
+ */
+export const runTriggerInputSchema = (triggerSchema: unknown, hasDefaultInput: boolean): Record<string, unknown> => {
+  const base = inputSchemaOf(RunTriggerArgs)
+  if (triggerSchema === null || triggerSchema === undefined) return base
+  const properties = (base.properties ?? {}) as Record<string, unknown>
+  const described = (properties.input ?? {}) as Record<string, unknown>
+  const placed = typeof triggerSchema === "object" && !Array.isArray(triggerSchema)
+    ? (({ $id: _id, $schema: _schema, ...rest }) => rest)(rebase(triggerSchema, "/properties/input") as Record<string, unknown>)
+    : triggerSchema
+  const input = typeof placed === "object" && placed !== null
+    ? { description: described.description, ...placed }
+    : placed
+  const required = hasDefaultInput ? (base.required as Array<string> | undefined) : [...new Set([...(base.required as Array<string> | undefined ?? []), "input"])]
+  return { ...base, properties: { ...properties, input }, ...(required === undefined || required.length === 0 ? {} : { required }) }
 }

@@ -1,3 +1,4 @@
+import { availableAtOf } from "../Runs/Delays.js"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -5,18 +6,20 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
-import { CurrentActor } from "../Auth/Security.js"
-import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
-import { Page } from "../Domain/Schemas.js"
-import { Run, type RunRow, terminalStatuses, toRun } from "../Domain/Run.js"
+import { CurrentActor } from "../Contract/Security.js"
+import { decodeCursor, defaultLimit, page } from "../Db/Pagination.js"
+import { wordIssues } from "../Contract/Domain/IssueWording.js"
+import { Page } from "../Contract/Domain/Schemas.js"
+import { Run, type RunRow, terminalStatuses, toRun } from "../Contract/Domain/Run.js"
 import { RunHistory } from "../Runs/RunHistory.js"
 import { RunCancellation } from "../Runs/Cancellation.js"
 import { RunRequests } from "../Runs/RunRequests.js"
+import { RunReplays } from "../Runs/Replays.js"
 import { RunsRepo } from "../Runs/RunsRepo.js"
-import { RunEvents } from "../Scheduler/RunEvents.js"
+import { RunEvents } from "../Scheduler/RunFeed.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { TriggersRepo } from "../Triggers/TriggersRepo.js"
-import type { McpGrant } from "./Api.js"
+import type { McpGrant } from "../Contract/McpApi.js"
 import { ToolProgress } from "./Progress.js"
 import {
   defaultWaitSeconds,
@@ -25,7 +28,9 @@ import {
   inputSchemaOf,
   ListRunsArgs,
   maxWaitSeconds,
+  ReplayRunArgs,
   RunTriggerArgs,
+  runTriggerInputSchema,
   WaitForRunArgs
 } from "./ToolSchemas.js"
 
@@ -64,10 +69,10 @@ const encodePage = Schema.encode(Page(Run))
 const isTerminal = (row: RunRow) => (terminalStatuses as ReadonlyArray<string>).includes(row.status)
 const runNotFound = new ToolFailure({ message: "run not found" })
 
-const formatIssues = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message)
-    .join("; ")
+const formatIssues = (error: ParseResult.ParseError): string => {
+  const { fieldErrors, formErrors } = wordIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
+  return [...formErrors, ...Object.values(fieldErrors).flat()].join("; ")
+}
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const
 
@@ -85,13 +90,16 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
     const runEvents = yield* RunEvents
     const policy = yield* Policy
     const cancellation = yield* RunCancellation
+    const replays = yield* RunReplays
     const history = yield* RunHistory
 
     // The grant reaches its trigger's runs only: any other run is not found.
     const findRun = (grant: McpGrant, runId: string): Effect.Effect<RunRow | undefined> =>
       Effect.map(history.find(runId), (row) => row?.trigger_id === grant.triggerId ? row : undefined)
 
-    const runResult = (row: RunRow) => Effect.map(Effect.orDie(encodeRun(toRun(row))), (run) => run as Record<string, unknown>)
+    // The run object and its structured result (`output`, null until the worker sends one).
+    const runResult = (row: RunRow) =>
+      Effect.map(Effect.orDie(encodeRun(toRun(row))), (run): Record<string, unknown> => ({ ...run, output: row.output ?? null }))
 
     const describeTrigger = (grant: McpGrant) =>
       Effect.gen(function*() {
@@ -105,8 +113,8 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
           name: t.name,
           description: t.description,
           defaultInput: t.input,
-          // No input schema is declared for triggers: any JSON input is passed to the worker as is.
-          inputSchema: null,
+          // The JSON Schema run_trigger's input must match; null: any JSON.
+          inputSchema: t.inputSchema,
           limits: {
             timeoutSeconds: t.timeoutSeconds,
             heartbeatTimeoutSeconds: t.heartbeatTimeoutSeconds,
@@ -116,17 +124,21 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
         }
       })
 
+    // The access check is the service's (`RunRequests.request`), as for every front door.
     const runTrigger = (grant: McpGrant, args: typeof RunTriggerArgs.Type) =>
-      Effect.gen(function*() {
-        yield* policy.requireRole(grant.environmentId, "operator", "trigger")
-        const created = yield* runRequests.request(grant.triggerId, grant.environmentId, {
-          input: "input" in args ? { value: args.input } : undefined,
-          idempotencyKey: args.idempotencyKey,
-          actor: yield* CurrentActor
-        })
-        if (created === undefined) return yield* Effect.fail(new ToolFailure({ message: "trigger not found" }))
-        return yield* runResult(created.run)
-      })
+      Effect.flatMap(
+        runRequests.request(
+          grant.triggerId,
+          Effect.map(availableAtOf({ delaySeconds: args.delaySeconds }), (availableAt) => ({
+            input: "input" in args ? { value: args.input } : undefined,
+            concurrencyKey: args.concurrencyKey,
+            availableAt,
+            priority: args.priority
+          })),
+          { idempotencyKey: args.idempotencyKey }
+        ),
+        (created) => runResult(created.run)
+      )
 
     const getRun = (grant: McpGrant, args: typeof GetRunArgs.Type) =>
       Effect.gen(function*() {
@@ -142,6 +154,16 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
         const row = yield* findRun(grant, args.runId)
         if (row === undefined) return yield* Effect.fail(runNotFound)
         return yield* runResult(yield* cancellation.cancel(row.id))
+      })
+
+    /** The REST replay (`POST /runs/{id}/replay`), of a run of this trigger only; the run request checks the access. */
+    const replayRun = (grant: McpGrant, args: typeof ReplayRunArgs.Type) =>
+      Effect.gen(function*() {
+        const row = yield* findRun(grant, args.runId)
+        if (row === undefined) return yield* Effect.fail(runNotFound)
+        const input = Effect.succeed("input" in args ? { value: args.input } : undefined)
+        const created = yield* replays.replayOf(row, input, { idempotencyKey: args.idempotencyKey })
+        return yield* runResult(created.run)
       })
 
     const listRuns = (grant: McpGrant, args: typeof ListRunsArgs.Type) =>
@@ -224,21 +246,27 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
         name: "run_trigger",
         title: "Start a pipeline run",
         description: "Starts a new run of the pipeline and answers it (status `queued`; a worker picks it up). " +
-          "Give `input` to override the trigger's default input. Pass an `idempotencyKey` to retry safely: a repeat " +
-          "with the same key answers the first run instead of starting another. Then call wait_for_run with its id.",
+          "Give `input` to override the trigger's default input; it must match the trigger's input schema (shown as " +
+          "this tool's `input`), else the call fails naming the path that did not. Pass an `idempotencyKey` to retry safely: a repeat " +
+          "with the same key answers the first run instead of starting another. `delaySeconds` holds the run until then " +
+          "(at most 30 days); `priority` (seconds, -86400 to 86400) ranks it ahead of runs requested up to that much earlier. " +
+          "Then call wait_for_run with its id.",
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
       }, RunTriggerArgs, runTrigger),
       tool({
         name: "get_run",
         title: "Read a run",
         description: "A run of this trigger by id: status (queued, assigned, claimed, running, succeeded, failed, " +
-          "timed_out, cancelled), timings, the worker's short message, error message, cost and input.",
+          "timed_out, cancelled, expired), availableAt while it waits for its time, timings, the worker's short message, error message, cost and input; while it is queued, " +
+          "waitReason says why it waits (delayed, retry_backoff, no_worker_online, pinned_worker_offline, pinned_worker_draining, workers_full, " +
+          "trigger_limit, key_limit with its concurrencyKey, pool_limit with waitPool).",
         annotations: readOnly
       }, GetRunArgs, getRun),
       tool({
         name: "list_runs",
         title: "List runs",
-        description: "Runs of this trigger, newest first, optionally only those in one `status`. `limit` is 1 to 200 " +
+        description: "Runs of this trigger, newest first, optionally only those in one `status` (queued runs say why they " +
+          "wait in `waitReason`). `limit` is 1 to 200 " +
           "(50 by default); pass the answer's `nextCursor` as `cursor` for the next page (null: no more).",
         annotations: readOnly
       }, ListRunsArgs, listRuns),
@@ -246,7 +274,7 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
         name: "wait_for_run",
         title: "Wait for a run to end",
         description: `Waits up to \`timeoutSeconds\` (0 to ${maxWaitSeconds}, ${defaultWaitSeconds} by default) for a ` +
-          "run of this trigger to end, and answers the run: ended when its status is succeeded, failed, timed_out or cancelled; " +
+          "run of this trigger to end, and answers the run: ended when its status is succeeded, failed, timed_out, cancelled or expired; " +
           "otherwise the wait ran out and you may call wait_for_run again.",
         annotations: readOnly
       }, WaitForRunArgs, waitForRun),
@@ -257,13 +285,38 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
           "running one gets `cancelRequestedAt` and ends `cancelled` when its worker stops it (or after the grace " +
           "period). A run that has already ended cannot be cancelled (an error says so). Cancelled runs are not retried.",
         annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
-      }, GetRunArgs, cancelRun)
+      }, GetRunArgs, cancelRun),
+      tool({
+        name: "replay_run",
+        title: "Replay a run",
+        description: "Starts a new run of this trigger with the same input as a run of it (or the `input` given) and " +
+          "answers it, its `replayOfRunId` naming the replayed run. Any run can be replayed, ended or not. The input " +
+          "must match the trigger's input schema. Pass an `idempotencyKey` to retry safely.",
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+      }, ReplayRunArgs, replayRun)
     ]
 
     const byName = new Map(tools.map((t) => [t.listing.name, t]))
 
-    /** Every tool as `tools/list` shows it. */
+    /** Every tool as `tools/list` shows it, without a trigger's own input schema. */
     const listings: ReadonlyArray<ToolListing> = tools.map((t) => t.listing)
+
+    /**
+     * The tools as `tools/list` shows them to the grant: `run_trigger`'s
+     * `input` is the trigger's `inputSchema` when it declares one, so an
+     * agent sees the shape it must send (the service checks it anyway).
+     */
+    const listingsFor = (grant: McpGrant): Effect.Effect<ReadonlyArray<ToolListing>> =>
+      Effect.map(triggers.findActive(grant.triggerId), (trigger) =>
+        Option.match(trigger, {
+          onNone: () => listings,
+          onSome: (t) =>
+            t.inputSchema === null ? listings : listings.map((listing) =>
+              listing.name === "run_trigger"
+                ? { ...listing, inputSchema: runTriggerInputSchema(t.inputSchema, t.input !== null) }
+                : listing
+            )
+        }))
 
     /**
      * Runs a tool as the grant's MCP actor; undefined when there is no tool of
@@ -272,7 +325,7 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
     const call = (grant: McpGrant, name: string, args: unknown): Effect.Effect<ToolResult> | undefined => {
       const found = byName.get(name)
       if (found === undefined) return undefined
-      const actor = { _tag: "Mcp", triggerId: grant.triggerId, environmentId: grant.environmentId, role: "operator" } as const
+      const actor = { _tag: "Mcp", triggerId: grant.triggerId, environmentId: grant.environmentId, role: grant.role } as const
       return found.call(grant, args).pipe(
         Effect.map((value): ToolResult => ({
           content: [{ type: "text", text: JSON.stringify(value, null, 2) }],
@@ -286,6 +339,6 @@ export class McpTools extends Effect.Service<McpTools>()("Mcp/Tools", {
       )
     }
 
-    return { listings, call } as const
+    return { listings, listingsFor, call } as const
   })
 }) {}

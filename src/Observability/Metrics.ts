@@ -37,6 +37,12 @@ const runsEnded = Metric.counter("pts_runs_ended_total", {
   description: "Runs that reached a terminal status, by environment and status",
   incremental: true
 })
+// Flow control II names this family for runs by their end (`pts_runs_total{status="expired"}`):
+// the same count as `pts_runs_ended_total`, which earlier dashboards read, kept beside it.
+const runsByEnd = Metric.counter("pts_runs_total", {
+  description: "Runs by the terminal status they reached (succeeded, failed, timed_out, cancelled, expired), by environment",
+  incremental: true
+})
 const runDuration = Metric.histogram(
   "pts_run_duration_seconds",
   seconds([0.1, 0.5, 1, 5, 15, 30, 60, 300, 900, 1800, 3600, 7200, 21600, 86400]),
@@ -67,6 +73,9 @@ export const gauges = {
   active: Metric.gauge("pts_runs_active", {
     description: "Runs with a worker, by environment and status (assigned, claimed, running)"
   }),
+  waiting: Metric.gauge("pts_runs_waiting", {
+    description: "Queued runs by environment and wait reason (the run object's waitReason: trigger_limit, key_limit, workers_full, ...)"
+  }),
   supervised: Metric.gauge("pts_supervised_runs", {
     description: "Runs whose deadlines this instance supervises (all its processes; sum across instances)"
   }),
@@ -79,13 +88,15 @@ export const gauges = {
  * Gauges read from the database: every process of a start reads the same
  * figure, so a scrape reports the answering process's rather than a sum.
  */
-export const databaseWide: ReadonlySet<string> = new Set(["pts_runs_queued", "pts_runs_active"])
+export const databaseWide: ReadonlySet<string> = new Set(["pts_runs_queued", "pts_runs_active", "pts_runs_waiting"])
 
 const setQueued = labelled(gauges.queued, ["environment"])
 const setActive = labelled(gauges.active, ["environment", "status"])
+const setWaiting = labelled(gauges.waiting, ["environment", "reason"])
 const setDbPool = labelled(gauges.dbPool, ["state"])
 const requested = labelled(runsRequested, ["environment"])
 const ended = labelled(runsEnded, ["environment", "status"])
+const byEnd = labelled(runsByEnd, ["environment", "status"])
 const duration = labelled(runDuration, ["environment"])
 const dispatch = labelled(dispatchLatency, ["environment"])
 const attempts = labelled(webhookAttempts, ["outcome"])
@@ -110,6 +121,7 @@ export const record = {
   runsRequested: when((environmentId: string, n: number) => requested([environmentId], n)),
   runEnded: when((environmentId: string, status: string, durationMs: number | null) => {
     ended([environmentId, status], 1)
+    byEnd([environmentId, status], 1)
     if (durationMs !== null) duration([environmentId], durationMs / 1000)
   }),
   dispatched: when((environmentId: string, latencyMs: number) => dispatch([environmentId], Math.max(0, latencyMs) / 1000)),
@@ -120,6 +132,7 @@ export const record = {
   }),
   queued: when((environmentId: string, n: number) => setQueued([environmentId], n)),
   active: when((environmentId: string, status: string, n: number) => setActive([environmentId, status], n)),
+  waiting: when((environmentId: string, reason: string, n: number) => setWaiting([environmentId, reason], n)),
   supervised: when((n: number) => gauges.supervised.unsafeUpdate(n, [])),
   dbPool: when((state: "busy" | "idle" | "waiting" | "max", n: number) => setDbPool([state], n))
 }

@@ -1,7 +1,10 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Config from "effect/Config"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
@@ -9,11 +12,28 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { timingSafeEqual } from "node:crypto"
 import * as PoolStats from "../Db/PoolStats.js"
-import { Supervisor } from "../Scheduler/Supervisor.js"
 import * as Metrics from "./Metrics.js"
+import * as NodeMetrics from "./NodeMetrics.js"
 import * as ProcessMetrics from "./ProcessMetrics.js"
 import * as Prometheus from "./Prometheus.js"
 import * as Series from "./Series.js"
+
+/**
+ * How many runs this process supervises right now, read at each scrape. The
+ * composition provides it from the engine (`Supervisor.size`), so
+ * observability imports nothing of the engine.
+ */
+export class SupervisedRuns extends Context.Tag("Observability/SupervisedRuns")<SupervisedRuns, Effect.Effect<number>>() {}
+
+/**
+ * Queued runs by environment and wait reason, read at each scrape (the
+ * database's figure). The composition provides it from the engine's wait
+ * reasons (`RunStore/Placement.waitingByReason`).
+ */
+export class WaitingRuns extends Context.Tag("Observability/WaitingRuns")<
+  WaitingRuns,
+  Effect.Effect<ReadonlyArray<{ readonly environment_id: string; readonly reason: string; readonly n: number }>>
+>() {}
 
 const metricsToken = Config.redacted("METRICS_TOKEN").pipe(
   Config.withDescription("bearer token GET /metrics requires; unset = no auth"),
@@ -41,9 +61,10 @@ const unauthorized = HttpServerResponse.unsafeJson({ error: "authentication requ
  */
 const collector = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const supervisor = yield* Supervisor
+  const supervised = yield* SupervisedRuns
+  const waiting = yield* WaitingRuns
   let seen = new Set<string>()
-  // Each half follows one partial index (runs_queued, runs_open_by_worker). Every
+  // The first half follows runs_open, the second runs_open_by_worker. Every
   // environment has a queue depth, 0 included, so a graph of it has no gaps.
   const counts = SqlSchema.findAll({
     Request: Schema.Void,
@@ -65,16 +86,21 @@ const collector = Effect.gen(function*() {
       if (row.status === "queued") Metrics.record.queued(row.environment_id, row.n)
       else Metrics.record.active(row.environment_id, row.status, row.n)
     }
+    for (const row of yield* waiting) {
+      now.add(`${row.environment_id}\u0000wait:${row.reason}`)
+      Metrics.record.waiting(row.environment_id, row.reason, row.n)
+    }
     for (const key of seen) {
       if (now.has(key)) continue
       const [environmentId, status] = key.split("\u0000") as [string, string]
       if (status === "queued") Metrics.record.queued(environmentId, 0)
+      else if (status.startsWith("wait:")) Metrics.record.waiting(environmentId, status.slice(5), 0)
       else Metrics.record.active(environmentId, status, 0)
     }
     seen = now
   })
   const local = Effect.gen(function*() {
-    Metrics.record.supervised(yield* supervisor.size)
+    Metrics.record.supervised(yield* supervised)
     const pool = PoolStats.use()
     if (pool !== undefined) {
       Metrics.record.dbPool("busy", pool.busy)
@@ -86,10 +112,13 @@ const collector = Effect.gen(function*() {
   return { database, local }
 })
 
-/** This process's series; without the database-wide gauges when another process answers the scrape. */
+/**
+ * This process's series: Effect's registry and the Node.js/process series;
+ * without the database-wide gauges when another process answers the scrape.
+ */
 const snapshot = (withDatabaseGauges: boolean) =>
-  Effect.map(Metric.snapshot, (pairs) => {
-    const series = Series.fromPairs(pairs)
+  Effect.zipWith(Metric.snapshot, NodeMetrics.series(ProcessMetrics.processLabel()), (pairs, node) => {
+    const series = [...Series.fromPairs(pairs), ...node]
     return withDatabaseGauges ? series : series.filter((one) => !Metrics.databaseWide.has(one.name))
   })
 
@@ -101,6 +130,7 @@ const snapshot = (withDatabaseGauges: boolean) =>
 export const layer = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     if (!Metrics.isEnabled()) return
+    yield* NodeMetrics.start
     const token = yield* metricsToken
     const collect = yield* collector
     yield* ProcessMetrics.answer(Effect.zipRight(collect.local, snapshot(false)))

@@ -34,6 +34,18 @@ export const markShared = (): void => {
 /** Whether this process is one of several (see `markShared`). */
 export const shared = (): boolean => several && cluster.isWorker
 
+/** The environment variable the primary gives each service process: its slot, 1..WEB_CONCURRENCY. */
+export const slotVariable = "PTS_PROCESS_SLOT"
+
+/**
+ * The `process` label of this process's Node.js and process series when it
+ * is one of several: its slot (a replacement takes over its predecessor's
+ * label, so the label set stays WEB_CONCURRENCY + 1 however often processes
+ * restart); none when it serves alone.
+ */
+export const processLabel = (): string | undefined =>
+  shared() ? process.env[slotVariable] ?? String(cluster.worker?.id ?? process.pid) : undefined
+
 // A scrape must answer even if the primary does not: this process's figures are then all it has.
 const gatherTimeoutMs = 3_000
 let nextId = 0

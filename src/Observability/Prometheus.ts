@@ -29,7 +29,8 @@ const labelsOf = (pairs: ReadonlyArray<readonly [string, string]>): string =>
 
 interface Family {
   type: "counter" | "gauge" | "histogram" | "summary"
-  help: string
+  /** Absent when the metric has no description: no HELP line rather than one repeating the name. */
+  help: string | undefined
   readonly lines: Array<string>
 }
 
@@ -38,7 +39,7 @@ const labelled = (series: Series.Series) => `${series.name}${labelsOf(series.tag
 /** Renders series (one process's snapshot, or every process's merged; exported for tests). */
 export const render = (series: ReadonlyArray<Series.Series>): string => {
   const families = new Map<string, Family>()
-  const family = (name: string, type: Family["type"], help: string) => {
+  const family = (name: string, type: Family["type"], help: string | undefined) => {
     let found = families.get(name)
     if (found === undefined) {
       found = { type, help, lines: [] }
@@ -50,7 +51,7 @@ export const render = (series: ReadonlyArray<Series.Series>): string => {
   const sorted = [...series].sort((a, b) => labelled(a) < labelled(b) ? -1 : labelled(a) > labelled(b) ? 1 : 0)
   for (const one of sorted) {
     const name = metricName(one.name)
-    const help = one.help ?? name
+    const help = one.help
     const tags = one.tags
     switch (one.kind) {
       case "counter":
@@ -86,10 +87,11 @@ export const render = (series: ReadonlyArray<Series.Series>): string => {
   const out: Array<string> = []
   for (const name of [...families.keys()].sort()) {
     const { help, lines, type } = families.get(name)!
-    out.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`, ...lines)
+    if (help !== undefined) out.push(`# HELP ${name} ${escapeHelp(help)}`)
+    out.push(`# TYPE ${name} ${type}`, ...lines)
   }
   return out.join("\n") + "\n"
 }
 
-/** The whole registry, rendered. */
+/** The whole registry, rendered (Effect's metrics only; the route adds the Node.js and process series). */
 export const exposition: Effect.Effect<string> = Effect.map(Metric.snapshot, (pairs) => render(Series.fromPairs(pairs)))

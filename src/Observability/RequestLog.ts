@@ -1,10 +1,12 @@
-import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as LogLevel from "effect/LogLevel"
 import { randomUUID } from "node:crypto"
 import * as Metrics from "./Metrics.js"
-import * as RouteTemplates from "./RouteTemplates.js"
 
 export const requestIdHeader = "x-request-id"
 
@@ -25,8 +27,9 @@ const methods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
  * duration, request id; never the raw path or query, which can carry
  * tokens, nor any header) and the HTTP metrics. The status is read from the
  * response as it is sent, so error answers made by the server count too.
+ * `routeOf` names a request's route template (`RouteTemplates.make`).
  */
-export const middleware = (routeOf: (url: string) => string = RouteTemplates.make()) =>
+export const middleware = (routeOf: (url: string) => string) =>
   HttpMiddleware.make((app) =>
     Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, Effect.Effect.Error<typeof app>, Effect.Effect.Context<typeof app>>((fiber) => {
       const started = performance.now()

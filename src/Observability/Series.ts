@@ -29,14 +29,29 @@ interface Base {
   readonly tags: ReadonlyArray<readonly [string, string]>
 }
 
+/**
+ * Effect's own runtime metrics carry no description, and one of them,
+ * `effect_fiber_active`, is kept as a counter that goes down when a fiber
+ * ends: a gauge in Prometheus terms (and when processes are merged, a
+ * process that ended must not leave its live fibers in the totals).
+ */
+const effectRuntime: Record<string, { readonly help: string; readonly gauge?: true }> = {
+  effect_fiber_started: { help: "Fibers started by the Effect runtime since the process started" },
+  effect_fiber_active: { help: "Fibers of the Effect runtime currently alive (started and not yet ended)", gauge: true },
+  effect_fiber_successes: { help: "Fibers of the Effect runtime that ended with a success" },
+  effect_fiber_failures: { help: "Fibers of the Effect runtime that ended with a failure or a defect" },
+  effect_fiber_lifetimes: { help: "How long fibers of the Effect runtime lived, in milliseconds (label time_unit)" }
+}
+
 const toSeries = (pair: MetricPair.MetricPair.Untyped): Series | undefined => {
+  const known = effectRuntime[pair.metricKey.name]
   const base: Base = {
     name: pair.metricKey.name,
-    help: Option.getOrUndefined(pair.metricKey.description),
+    help: Option.getOrElse(pair.metricKey.description, () => known?.help),
     tags: pair.metricKey.tags.map((tag) => [tag.key, tag.value] as const)
   }
   const state = pair.metricState
-  if (MetricState.isCounterState(state)) return { ...base, kind: "counter", value: Number(state.count) }
+  if (MetricState.isCounterState(state)) return { ...base, kind: known?.gauge ? "gauge" : "counter", value: Number(state.count) }
   if (MetricState.isGaugeState(state)) return { ...base, kind: "gauge", value: Number(state.value) }
   if (MetricState.isHistogramState(state)) {
     return { ...base, kind: "histogram", buckets: state.buckets, count: state.count, sum: state.sum }

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import cluster, { type Worker } from "node:cluster"
+import * as NodeMetrics from "../Observability/NodeMetrics.js"
 import * as ProcessMetrics from "../Observability/ProcessMetrics.js"
 import * as Series from "../Observability/Series.js"
 
@@ -43,7 +44,9 @@ export const broker = Effect.gen(function*() {
     if (!ProcessMetrics.isMessage(message) || message.type !== "pts/metrics/gather") return
     latest.set(worker.id, message.own)
     const others = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w !== worker && w.isConnected())
-    void Promise.all(others.map(collect)).then((lists) => {
+    // The primary is a process of the instance too: its own Node.js and process series, labelled as such.
+    const primary = Effect.runPromise(NodeMetrics.series("primary"))
+    void Promise.all([primary, ...others.map(collect)]).then((lists) => {
       const answer = [...lists.filter((l): l is ReadonlyArray<Series.Series> => l !== undefined), retired]
       if (worker.isConnected()) worker.send({ type: "pts/metrics/gathered", id: message.id, lists: answer } satisfies ProcessMetrics.Message)
     })
@@ -54,6 +57,7 @@ export const broker = Effect.gen(function*() {
     if (last !== undefined) retired = Series.merge([retired, Series.cumulative(last)])
   }
 
+  yield* NodeMetrics.start
   yield* Effect.acquireRelease(
     Effect.sync(() => {
       cluster.on("message", onMessage)

@@ -9,6 +9,7 @@ import * as KeyCheck from "../Config/KeyCheck.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import * as Database from "../Db/Database.js"
 import { Tuning } from "../Config/Tuning.js"
+import * as ProcessMetrics from "../Observability/ProcessMetrics.js"
 import * as MetricsBroker from "./MetricsBroker.js"
 
 export class ProcessFailedToStart extends Data.TaggedError("ProcessFailedToStart")<{ readonly message: string }> {}
@@ -35,10 +36,10 @@ const prepare = KeyCheck.check.pipe(
   Effect.withSpan("Processes.prepare")
 )
 
-const start = Effect.gen(function*() {
+const start = (slotNumber: number) => Effect.gen(function*() {
   const listening = yield* Deferred.make<void>()
   const exited = yield* Deferred.make<Exited>()
-  const worker = cluster.fork()
+  const worker = cluster.fork({ [ProcessMetrics.slotVariable]: String(slotNumber) })
   worker.once("listening", () => Deferred.unsafeDone(listening, Exit.void))
   worker.once("exit", (code, signal) => Deferred.unsafeDone(exited, Exit.succeed({ code, signal })))
   yield* Effect.logInfo("service process started").pipe(Effect.annotateLogs({ worker: worker.id, workerPid: worker.process.pid }))
@@ -53,6 +54,9 @@ const start = Effect.gen(function*() {
 const stop = (started: Started, grace: Duration.Duration) =>
   Effect.gen(function*() {
     if (yield* Deferred.isDone(started.exited)) return
+    yield* Effect.logInfo("stopping service process").pipe(
+      Effect.annotateLogs({ worker: started.worker.id, workerPid: started.worker.process.pid, killedAfterSeconds: Duration.toSeconds(grace) })
+    )
     started.worker.process.kill("SIGTERM")
     const exited = yield* Deferred.await(started.exited).pipe(Effect.timeoutOption(grace))
     if (exited._tag === "None") {
@@ -74,13 +78,13 @@ const healthyAfterMs = 60_000
  * no process of this start has ever listened, one that ends fails the start
  * instead: a bad port or configuration would fail every replacement too.
  */
-const slot = (servedOnce: Deferred.Deferred<void>, grace: Duration.Duration) =>
+const slot = (slotNumber: number, servedOnce: Deferred.Deferred<void>, grace: Duration.Duration) =>
   Effect.gen(function*() {
     let failures = 0
     for (;;) {
       const startedAt = Date.now()
       const { code, signal, pid, id } = yield* Effect.acquireUseRelease(
-        start,
+        start(slotNumber),
         (started) =>
           Effect.gen(function*() {
             const serving = yield* Deferred.await(started.listening).pipe(
@@ -132,7 +136,7 @@ export const run = (count: number) =>
     yield* Effect.logInfo("starting service processes").pipe(Effect.annotateLogs({ processes: count }))
     const servedOnce = yield* Deferred.make<void>()
     const grace = Duration.seconds(tuning.shutdownDelaySeconds + tuning.shutdownTimeoutSeconds + 5)
-    yield* Effect.forEach(Array.from({ length: count }, (_, i) => i), () => slot(servedOnce, grace), {
+    yield* Effect.forEach(Array.from({ length: count }, (_, i) => i + 1), (n) => slot(n, servedOnce, grace), {
       concurrency: "unbounded",
       discard: true
     })

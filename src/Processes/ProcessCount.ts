@@ -3,11 +3,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as os from "node:os"
 import { databaseUrlConfig } from "../Config/AppConfig.js"
+import * as Settings from "../Config/Settings.js"
 
 /** `WEB_CONCURRENCY`: how many service processes one start runs (they share the port). */
-export const webConcurrency = Config.integer("WEB_CONCURRENCY").pipe(
+export const webConcurrency = Settings.wholeNumber("WEB_CONCURRENCY", { min: 1, unit: "service processes" }).pipe(
   Config.withDescription("service processes sharing the port; default = CPU cores on DATABASE_URL, always 1 on the embedded database"),
-  Config.validate({ message: "a whole number of processes, at least 1", validation: (n) => n >= 1 }),
   Config.option
 )
 

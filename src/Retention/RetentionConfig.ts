@@ -4,6 +4,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Settings from "../Config/Settings.js"
 
 /** How long run history is kept, and how it is deleted (see `Retention`). */
 export interface RetentionConfigShape {
@@ -26,17 +27,16 @@ export class RetentionConfig extends Context.Tag("Retention/Config")<RetentionCo
   }
 }
 
-/** `RUN_RETENTION_DAYS` from the environment (or an embedding program's `ConfigProvider`), the rest default. */
+/** `RUN_RETENTION_DAYS` as the environment (or an embedding program's `ConfigProvider`) sets it. */
+export const fromEnv = Settings.wholeNumber("RUN_RETENTION_DAYS", { min: 1, unit: "days" }).pipe(
+  Config.withDescription("delete terminal runs that ended more than this many days ago; unset = keep forever"),
+  Config.option
+)
+
+/** `RUN_RETENTION_DAYS` from the environment, the rest default. */
 export const layer: Layer.Layer<RetentionConfig, ConfigError.ConfigError> = Layer.effect(
   RetentionConfig,
-  Effect.map(
-    Config.integer("RUN_RETENTION_DAYS").pipe(
-      Config.validate({ message: "RUN_RETENTION_DAYS must be a whole number of days, at least 1", validation: (n) => n >= 1 }),
-      Config.withDescription("delete terminal runs that ended more than this many days ago; unset = keep forever"),
-      Config.option
-    ),
-    (runRetentionDays) => ({ ...RetentionConfig.defaults, runRetentionDays })
-  )
+  Effect.map(fromEnv, (runRetentionDays) => ({ ...RetentionConfig.defaults, runRetentionDays }))
 )
 
 /** The defaults with the given overrides (tests, embedding programs). */

@@ -1,13 +1,13 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { actorColumns } from "../Audit/AuditLog.js"
-import { CurrentActor } from "../Auth/Security.js"
+import { CurrentActor } from "../Contract/Security.js"
 import { RunNotFound, type RunRejection, RunStateConflict } from "../Scheduler/RunRejection.js"
-import { Supervisor } from "../Scheduler/Supervisor.js"
-import { toMillis } from "../Domain/Time.js"
+import { Supervisor } from "../Scheduler/Supervision.js"
+import { toMillis } from "../Db/Time.js"
 import { Transitions } from "../Scheduler/Transitions.js"
-import { Wakeups } from "../Scheduler/Wakeups.js"
-import { assignedChannel } from "../RunStore/Assignment.js"
+import { Wakeups } from "../Scheduler/Dispatch.js"
+import { assignedChannel } from "../RunStore/RunStore.js"
 import { Policy } from "../Tenancy/Policy.js"
 import type { InsufficientRole, NotVisible } from "../Tenancy/TenancyErrors.js"
 import { RunHistory } from "./RunHistory.js"
@@ -31,14 +31,15 @@ export class RunCancellation extends Effect.Service<RunCancellation>()("Runs/Can
     const policy = yield* Policy
     const { find } = yield* RunHistory
 
-    // `runId` is a decoded path id (see Domain/Ids.pathId) or a stored one (MCP's cancel_run looks the run up first).
-    const cancel = Effect.fn("Runs.cancel")(function*(runId: string) {
+    // `runId` is a decoded path id (see Contract/Domain/Uuids.pathId) or a stored one (MCP's cancel_run looks the run up first).
+    // `bulkActionId`: the bulk action cancelling it, named in the audit record (and so recognised when it does a batch again).
+    const cancel = Effect.fn("Runs.cancel")(function*(runId: string, bulkActionId?: string) {
       const run = yield* find(runId)
       // With the policy's NotVisible and InsufficientRole: the caller's access to the run's environment.
       if (run === undefined) return yield* Effect.fail<RunRejection | NotVisible | InsufficientRole>(new RunNotFound({ runId }))
       yield* policy.requireRole(run.environment_id, "operator", "run")
       const actor = yield* CurrentActor
-      const changed = yield* transitions.cancel(run.id, run.environment_id, actorColumns(actor))
+      const changed = yield* transitions.cancel(run.id, run.environment_id, actorColumns(actor), bulkActionId)
       if (changed !== undefined) {
         const now = changed.run
         if (now.ended_at !== null) {

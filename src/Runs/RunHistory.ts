@@ -1,10 +1,13 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { type RunRow, type RunStatus, toRun } from "../Domain/Run.js"
-import type { DeliveryRow } from "../Webhooks/DeliveriesRepo.js"
-import { WebhookDelivery } from "../Webhooks/Api.js"
-import type { RunDetail, RunEvent } from "./RunDetail.js"
-import type { RunEventReason } from "../Domain/Run.js"
+import { type RunRow, type RunStatus, toRun } from "../Contract/Domain/Run.js"
+import { DeliveriesRepo, deliveryFields } from "../Webhooks/DeliveriesRepo.js"
+import { Tuning } from "../Config/Tuning.js"
+import { nowIso } from "../Db/Time.js"
+import { waitReasonJoin } from "../RunStore/Placement.js"
+import { WebhookDelivery } from "../Contract/WebhooksApi.js"
+import type { RunDetail, RunEvent } from "../Contract/RunDetail.js"
+import type { RunEventReason } from "../Contract/Domain/Run.js"
 
 interface DetailRow extends RunRow {
   readonly trigger_name: string
@@ -22,10 +25,16 @@ interface RunEventRow {
 export class RunHistory extends Effect.Service<RunHistory>()("Runs/History", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const deliveries = yield* DeliveriesRepo
+    const tuning = yield* Tuning
 
-    /** The run, or undefined. The caller checks the environment's policy. */
+    /** The run, or undefined; a queued run with its wait reason as of now. The caller checks the environment's policy. */
     const find = (runId: string): Effect.Effect<RunRow | undefined> =>
-      sql<RunRow>`SELECT * FROM runs WHERE id = ${runId}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+      Effect.flatMap(nowIso, (now) =>
+        sql<RunRow>`SELECT r.*, wr.wait_reason, wr.wait_pool FROM runs r ${waitReasonJoin(sql, now, tuning)} WHERE r.id = ${runId}`).pipe(
+          Effect.map((rows) => rows[0]),
+          Effect.orDie
+        )
 
     /** The run's transitions in the order they happened. */
     const events = (runId: string): Effect.Effect<ReadonlyArray<RunEvent>> =>
@@ -61,31 +70,19 @@ export class RunHistory extends Effect.Service<RunHistory>()("Runs/History", {
         } AS retried_by_run_id
           FROM runs r JOIN triggers t ON t.id = r.trigger_id
           WHERE r.id = ${run.id}`
-        const [delivery] = yield* sql<DeliveryRow>`
-          SELECT id, run_id, trigger_id, url, trigger, outcome, status_code, response_body, attempt_count, error_message, created_at
-          FROM webhook_deliveries WHERE run_id = ${run.id}
-          ORDER BY created_at DESC, id DESC LIMIT 1`
-        const current = row ?? { ...run, trigger_name: "", retried_by_run_id: null }
+        const delivery = yield* deliveries.latestOfRun(run.id)
+        // The wait reason as `find` computed it (the row re-read here has none).
+        const current = row === undefined ? { ...run, trigger_name: "", retried_by_run_id: null } : { ...row, wait_reason: run.wait_reason, wait_pool: run.wait_pool }
         return {
           ...toRun(current),
           triggerName: current.trigger_name,
           retriedByRunId: current.retried_by_run_id,
-          delivery: delivery === undefined ? null : new WebhookDelivery({
-            id: delivery.id,
-            runId: delivery.run_id,
-            triggerId: delivery.trigger_id,
-            url: delivery.url,
-            trigger: delivery.trigger,
-            outcome: delivery.outcome,
-            statusCode: delivery.status_code,
-            responseBody: delivery.response_body,
-            attemptCount: delivery.attempt_count,
-            errorMessage: delivery.error_message,
-            createdAt: delivery.created_at instanceof Date ? delivery.created_at : new Date(delivery.created_at)
-          })
+          delivery: delivery === undefined ? null : new WebhookDelivery(deliveryFields(delivery)),
+          output: current.output ?? null
         }
       }).pipe(Effect.orDie, Effect.withSpan("RunHistory.detail"))
 
     return { find, events, detail } as const
-  })
+  }),
+  dependencies: [DeliveriesRepo.Default]
 }) {}

@@ -1,6 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
-import { activeStatuses, type RunRow, type RunStatus } from "../Domain/Run.js"
+import { activeStatuses, type RunRow, type RunStatus } from "../Contract/Domain/Run.js"
+import { Tuning } from "../Config/Tuning.js"
+import { nowIso } from "../Db/Time.js"
+import { waitReasonJoin } from "../RunStore/Placement.js"
 
 /** The parts of a live (not deleted) trigger a run needs. */
 export interface TriggerSnapshot {
@@ -16,6 +19,8 @@ export interface RunFilter {
   readonly from?: Date | undefined
   readonly to?: Date | undefined
   readonly workerId?: string | undefined
+  /** Runs carrying this tag (of `environmentId`, which a tag filter needs). */
+  readonly tag?: { readonly tag: string; readonly environmentId: string } | undefined
   /** Keyset: only ids below this one (the previous page's last). */
   readonly before?: string | undefined
   readonly limit: number
@@ -25,6 +30,7 @@ export interface RunFilter {
 export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const tuning = yield* Tuning
 
     const findTrigger = (triggerId: string): Effect.Effect<TriggerSnapshot | undefined> =>
       sql<TriggerSnapshot>`
@@ -43,25 +49,37 @@ export class RunsRepo extends Effect.Service<RunsRepo>()("Runs/Repo", {
      */
     const statusFilter = (status: RunStatus) =>
       (activeStatuses as ReadonlyArray<string>).includes(status)
-        ? [sql`ended_at IS NULL`, ...(status === "queued" ? [sql`worker_id IS NULL`] : []), sql`status = ${status}`]
-        : [sql`outcome = ${status}`]
+        ? [sql`r.ended_at IS NULL`, ...(status === "queued" ? [sql`r.worker_id IS NULL`] : []), sql`r.status = ${status}`]
+        : [sql`r.outcome = ${status}`]
 
+    /** The page of runs, each queued one with its wait reason as of now (`waitReasonJoin`). */
     const list = (filter: RunFilter): Effect.Effect<ReadonlyArray<RunRow>> =>
-      sql<RunRow>`
-        SELECT * FROM runs
-        WHERE ${
-        sql.and([
-          ...(filter.triggerId !== undefined ? [sql`trigger_id = ${filter.triggerId}`] : []),
-          ...(filter.environmentId !== undefined ? [sql`environment_id = ${filter.environmentId}`] : []),
+      Effect.flatMap(nowIso, (now) => {
+        const tag = filter.tag
+        const conditions = sql.and([
+          ...(filter.triggerId !== undefined ? [sql`r.trigger_id = ${filter.triggerId}`] : []),
+          ...(filter.environmentId !== undefined ? [sql`r.environment_id = ${filter.environmentId}`] : []),
           ...(filter.status !== undefined ? statusFilter(filter.status) : []),
-          ...(filter.from !== undefined ? [sql`created_at >= ${filter.from.toISOString()}::timestamptz`] : []),
-          ...(filter.to !== undefined ? [sql`created_at <= ${filter.to.toISOString()}::timestamptz`] : []),
-          ...(filter.workerId !== undefined ? [sql`worker_id = ${filter.workerId}`] : []),
-          ...(filter.before !== undefined ? [sql`id < ${filter.before}`] : [])
+          ...(filter.from !== undefined ? [sql`r.created_at >= ${filter.from.toISOString()}::timestamptz`] : []),
+          ...(filter.to !== undefined ? [sql`r.created_at <= ${filter.to.toISOString()}::timestamptz`] : []),
+          ...(filter.workerId !== undefined ? [sql`r.worker_id = ${filter.workerId}`] : []),
+          ...(filter.before !== undefined ? [sql`r.id < ${filter.before}`] : [])
         ])
-      }
-        ORDER BY id DESC
-        LIMIT ${filter.limit + 1}`.pipe(Effect.orDie, Effect.withSpan("RunsRepo.list"))
+        // By tag, the walk goes down `run_tags_listing` (the tag's runs in id order) and reads each run by its key:
+        // a page costs the same however many runs the environment has and however rare the tag.
+        const statement = tag === undefined
+          ? sql<RunRow>`SELECT r.* FROM runs r WHERE ${conditions} ORDER BY r.id DESC LIMIT ${filter.limit + 1}`
+          : sql<RunRow>`
+            SELECT r.* FROM run_tags g JOIN runs r ON r.id = g.run_id
+            WHERE g.environment_id = ${tag.environmentId} AND g.tag = ${tag.tag}
+              ${filter.before !== undefined ? sql`AND g.run_id < ${filter.before}` : sql``}
+              AND ${conditions}
+            ORDER BY g.run_id DESC LIMIT ${filter.limit + 1}`
+        return sql<RunRow>`SELECT r.*, wr.wait_reason, wr.wait_pool FROM (${statement}) r ${waitReasonJoin(sql, now, tuning)} ORDER BY r.id DESC`.pipe(
+          Effect.orDie,
+          Effect.withSpan("RunsRepo.list")
+        )
+      })
 
     return { findTrigger, list } as const
   })

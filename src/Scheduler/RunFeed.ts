@@ -6,12 +6,21 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
-import { type Run, type RunRow, toRun } from "../Domain/Run.js"
+import { type Run, type RunRow, toRun } from "../Contract/Domain/Run.js"
+import * as Metrics from "../Observability/Metrics.js"
+
+/**
+ * How runs are followed. `RunFeed`: every transition of an environment, from
+ * the stored timeline (`run_events`), on any instance, resumable by cursor.
+ * `RunEvents`: the terminal runs of this instance, in process, for an
+ * embedding program and the metrics of ended runs.
+ */
 
 /** Postgres channel carrying ids of environments whose runs just moved (comma-separated). */
 export const runEventsChannel = "pts_run_events"
@@ -72,6 +81,19 @@ const payloads = (ids: ReadonlyArray<string>): ReadonlyArray<string> => {
   const out: Array<string> = []
   for (let i = 0; i < ids.length; i += 150) out.push(ids.slice(i, i + 150).join(","))
   return out
+}
+
+export declare namespace RunFeed {
+  /** The live feed of run transitions, per environment. */
+  export interface Service {
+    /** Runs of these environments moved (after the statement committed): subscribers everywhere look now. */
+    readonly announce: (environmentIds: Iterable<string>) => Effect.Effect<void>
+    /** Follows the environment's transitions from `after` (a cursor) or from now, for the scope. */
+    readonly subscribe: (
+      environmentId: string,
+      options?: { readonly after?: string | undefined }
+    ) => Effect.Effect<Stream.Stream<FeedEvent, SlowSubscriber>, never, Scope.Scope>
+  }
 }
 
 /**
@@ -236,6 +258,48 @@ export class RunFeed extends Effect.Service<RunFeed>()("Scheduler/RunFeed", {
         return Stream.fromQueue(out).pipe(Stream.interruptWhenDeferred(dropped), Stream.interruptWhenDeferred(closing))
       })
 
-    return { announce, subscribe } as const
+    const service: RunFeed.Service = { announce, subscribe }
+    return service
+  })
+}) {}
+
+/** Terminal runs a subscriber may fall behind by before it loses the oldest. */
+export const terminalCapacity = 4096
+
+export declare namespace RunEvents {
+  /** The terminal runs of this instance, in process. */
+  export interface Service {
+    /** Publishes a run that just ended (and counts it in the ended-runs metrics). */
+    readonly publish: (run: Run) => Effect.Effect<void>
+    /** Every terminal run published after the stream is subscribed. */
+    readonly terminal: Stream.Stream<Run>
+    /** A scoped subscription, for callers that must not miss a run published right after subscribing. */
+    readonly subscribe: Effect.Effect<Queue.Dequeue<Run>, never, Scope.Scope>
+  }
+}
+
+/**
+ * Terminal runs of this instance, for an embedding Effect program:
+ * `Stream.runForEach(runEvents.terminal, ...)`. Published after the terminal
+ * transaction commits; a slow subscriber never slows the scheduler, and its
+ * memory is bounded: one that falls `terminalCapacity` runs behind loses the
+ * oldest (a sliding buffer). For every transition of an environment, on any
+ * instance and without loss, follow `RunFeed` (the stored timeline) instead.
+ */
+export class RunEvents extends Effect.Service<RunEvents>()("Scheduler/RunEvents", {
+  scoped: Effect.gen(function*() {
+    const hub = yield* Effect.acquireRelease(PubSub.sliding<Run>(terminalCapacity), PubSub.shutdown)
+    // Every terminal transition passes here, so the ended-runs metrics are counted here too.
+    const publish = (run: Run): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        Metrics.record.runEnded(run.environmentId, run.status, run.durationMs)
+        return Effect.asVoid(PubSub.publish(hub, run))
+      })
+    /** Every terminal run published after the stream is subscribed. */
+    const terminal: Stream.Stream<Run> = Stream.fromPubSub(hub)
+    /** A scoped subscription, for callers that must not miss a run published right after subscribing. */
+    const subscribe = PubSub.subscribe(hub)
+    const service: RunEvents.Service = { publish, terminal, subscribe }
+    return service
   })
 }) {}

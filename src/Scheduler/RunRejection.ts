@@ -1,10 +1,10 @@
 import * as Schema from "effect/Schema"
-import { RunStatus } from "../Domain/Run.js"
+import { RunStatus } from "../Contract/Domain/Run.js"
 
-/** A step that moves a run: a worker's (claim, start, heartbeat, complete) or a user's cancel. */
-export const RunStep = Schema.Literal("claim", "start", "heartbeat", "complete", "cancel")
+/** A step that moves a run: a worker's (claim, start, heartbeat, complete) or a user's cancel or reschedule. */
+export const RunStep = Schema.Literal("claim", "start", "heartbeat", "complete", "cancel", "reschedule")
 export type RunStep = typeof RunStep.Type
-export type WorkerStep = Exclude<RunStep, "cancel">
+export type WorkerStep = Exclude<RunStep, "cancel" | "reschedule">
 
 /**
  * The run is not there for the caller: no such run, another worker's (for a

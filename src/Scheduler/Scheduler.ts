@@ -2,19 +2,16 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import * as Layer from "effect/Layer"
 import type { Notifications } from "../Db/Notifications.js"
 import type { RunStore } from "../RunStore/RunStore.js"
-import { Assignment } from "./Assignment.js"
-import { Presence } from "./Presence.js"
-import { Revocation } from "./Revocation.js"
-import { RunEvents } from "./RunEvents.js"
-import { RunFeed } from "./RunFeed.js"
+import { Assignment, Presence, Wakeups } from "./Dispatch.js"
+import { Revocation, Supervisor } from "./Supervision.js"
+import { RunEvents, RunFeed } from "./RunFeed.js"
 import * as Tuning from "../Config/Tuning.js"
-import { Supervisor } from "./Supervisor.js"
 import type { TerminalHandoff } from "./TerminalHandoff.js"
+import { DueAlarm } from "./Due.js"
 import { Transitions } from "./Transitions.js"
-import { Wakeups } from "./Wakeups.js"
 
 /** Every service of the scheduler core. */
-export type Services = Revocation | Supervisor | Assignment | Transitions | Wakeups | RunEvents | RunFeed
+export type Services = Revocation | Supervisor | Assignment | Transitions | Wakeups | RunEvents | RunFeed | DueAlarm
 
 /**
  * The scheduler core: assignment, run supervision (a background fiber per
@@ -32,7 +29,7 @@ export const layer: Layer.Layer<Services, never, SqlClient.SqlClient | Notificat
   Revocation.Default.pipe(
     Layer.provideMerge(Layer.merge(Supervisor.Default, Presence.Default)),
     Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
-    Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default))
+    Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default, DueAlarm.Default))
   )
 
 /** The scheduler with `Tuning.defaults` overridden by `options`. */

@@ -1,11 +1,11 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { RunRow } from "../Domain/Run.js"
+import type { RunRow } from "../Contract/Domain/Run.js"
 
 /**
  * The engine's port to webhook delivery. A terminal transition writes its
- * run's outbox row in its own statement (`RunStore/Terminal`); this port
+ * run's outbox row in its own statement (`RunStore/SqlRunStore`); this port
  * decides whether the row goes straight to a delivery loop on this instance
  * (inserted leased to it, handed over once committed) or is inserted free
  * and announced on `outboxChannel` for any instance to lease. The engine defines it and

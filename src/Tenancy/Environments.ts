@@ -2,19 +2,21 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Actor } from "../Auth/Security.js"
+import type { Actor, CurrentActor } from "../Contract/Security.js"
 import { ApiKeys } from "../ApiKeys/ApiKeys.js"
 import { AuditLog } from "../Audit/AuditLog.js"
-import { activeStatuses } from "../Domain/Run.js"
-import type { Environment } from "./Api.js"
-import { EnvironmentHasActiveRuns, EnvironmentNotFound } from "./TenancyErrors.js"
+import { activeStatuses } from "../Contract/Domain/Run.js"
+import type { Environment } from "../Contract/TenancyApi.js"
+import { Policy } from "./Policy.js"
+import { EnvironmentHasActiveRuns, EnvironmentNotFound, type InsufficientRole, type NotVisible } from "./TenancyErrors.js"
 import { EnvironmentRow } from "./Workspaces.js"
 
-/** Renaming and deleting environments; callers check the role first (see Policy). */
+/** Renaming (admin) and deleting (owner) environments, each checking the caller's role first (see Policy). */
 export class Environments extends Effect.Service<Environments>()("Tenancy/Environments", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const audit = yield* AuditLog
+    const policy = yield* Policy
     // Required, not a dependency: it must be the instance authentication uses (see `App.layerServices`).
     const apiKeys = yield* ApiKeys
 
@@ -32,8 +34,13 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
             RETURNING id, workspace_id, name, created_at, updated_at`
     })
 
-    const rename = (actor: Actor, id: string, name: string): Effect.Effect<Environment, EnvironmentNotFound> =>
+    const rename = (
+      actor: Actor,
+      id: string,
+      name: string
+    ): Effect.Effect<Environment, EnvironmentNotFound | NotVisible | InsufficientRole, CurrentActor> =>
       Effect.gen(function*() {
+        yield* policy.requireRole(id, "admin")
         const previous = yield* Effect.orDie(lockedName(id))
         if (previous._tag === "None") return yield* Effect.fail(new EnvironmentNotFound({ environmentId: id }))
         const environment = yield* Effect.orDie(setName({ id, name }))
@@ -69,8 +76,9 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
      * makes the "no active runs" check race-free: a run being inserted holds a
      * key-share lock on the environment, so we wait for it and then see it.
      */
-    const remove = (id: string): Effect.Effect<void, EnvironmentNotFound | EnvironmentHasActiveRuns> =>
+    const remove = (id: string): Effect.Effect<void, EnvironmentNotFound | EnvironmentHasActiveRuns | NotVisible | InsufficientRole, CurrentActor> =>
       Effect.gen(function*() {
+        yield* policy.requireRole(id, "owner")
         const locked = yield* sql`SELECT id FROM environments WHERE id = ${id} FOR UPDATE`
         if (locked.length === 0) return yield* Effect.fail(new EnvironmentNotFound({ environmentId: id }))
         // Active: queued (no worker yet) or held by one of the environment's
@@ -89,5 +97,5 @@ export class Environments extends Effect.Service<Environments>()("Tenancy/Enviro
 
     return { rename, remove } as const
   }),
-  dependencies: [AuditLog.Default]
+  dependencies: [AuditLog.Default, Policy.Default]
 }) {}

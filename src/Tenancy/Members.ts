@@ -2,13 +2,22 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Actor } from "../Auth/Security.js"
+import type { Actor, CurrentActor } from "../Contract/Security.js"
 import { AuditLog } from "../Audit/AuditLog.js"
-import { ValidationError } from "../Domain/Errors.js"
-import { AlreadyMember, LastOwner, MemberNotFound, OwnerRoleReserved, UserNotFound } from "./TenancyErrors.js"
-import { Role } from "../Domain/Schemas.js"
-import type { Member } from "./Api.js"
-import { isUuid } from "../Domain/Ids.js"
+import { ValidationError } from "../Contract/Domain/ApiErrors.js"
+import { Policy } from "./Policy.js"
+import {
+  AlreadyMember,
+  type InsufficientRole,
+  LastOwner,
+  MemberNotFound,
+  type NotVisible,
+  OwnerRoleReserved,
+  UserNotFound
+} from "./TenancyErrors.js"
+import { Role } from "../Contract/Domain/Schemas.js"
+import type { Member } from "../Contract/TenancyApi.js"
+import { isUuid } from "../Contract/Domain/Uuids.js"
 
 /**
  * A membership joined with its user, decoded into the API's `Member` plus
@@ -46,6 +55,7 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const audit = yield* AuditLog
+    const policy = yield* Policy
 
     const select = sql`
       SELECT m.user_id, u.email, m.role, m.created_at,
@@ -70,8 +80,9 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
       environmentId: string,
       cursor: string | undefined,
       limit: number
-    ): Effect.Effect<{ items: ReadonlyArray<Member>; nextCursor: string | null }, ValidationError> =>
+    ): Effect.Effect<{ items: ReadonlyArray<Member>; nextCursor: string | null }, ValidationError | NotVisible | InsufficientRole, CurrentActor> =>
       Effect.gen(function*() {
+        yield* policy.requireRole(environmentId, "viewer")
         const after = yield* decodeCursor(cursor)
         const rows = yield* Effect.orDie(page({ environmentId, after, limit }))
         const items = rows.slice(0, limit)
@@ -106,8 +117,14 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
     // Within the change's transaction, which has just written the row.
     const findOne = (environmentId: string, userId: string) => Effect.map(Effect.orDie(member({ environmentId, userId })), toMember)
 
-    const add = (actor: Actor, environmentId: string, userId: string, role: Role): Effect.Effect<Member, OwnerRoleReserved | UserNotFound | AlreadyMember> =>
+    const add = (
+      actor: Actor,
+      environmentId: string,
+      userId: string,
+      role: Role
+    ): Effect.Effect<Member, OwnerRoleReserved | UserNotFound | AlreadyMember | NotVisible | InsufficientRole, CurrentActor> =>
       Effect.gen(function*() {
+        yield* policy.requireRole(environmentId, "admin")
         const locked = yield* lockRoles(environmentId, actor)
         if (role === "owner" && !locked.callerIsOwner) return yield* Effect.fail(new OwnerRoleReserved())
         const user = yield* sql`SELECT 1 FROM users WHERE id = ${userId}`
@@ -121,8 +138,14 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
         return yield* findOne(environmentId, userId)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Members.add"))
 
-    const changeRole = (actor: Actor, environmentId: string, userId: string, role: Role): Effect.Effect<Member, MemberNotFound | OwnerRoleReserved | LastOwner> =>
+    const changeRole = (
+      actor: Actor,
+      environmentId: string,
+      userId: string,
+      role: Role
+    ): Effect.Effect<Member, MemberNotFound | OwnerRoleReserved | LastOwner | NotVisible | InsufficientRole, CurrentActor> =>
       Effect.gen(function*() {
+        yield* policy.requireRole(environmentId, "admin")
         const locked = yield* lockRoles(environmentId, actor)
         // The map is keyed by the database's lower-case spelling of the id.
         const current = locked.roles.get(userId.toLowerCase())
@@ -144,8 +167,13 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
         return yield* findOne(environmentId, userId)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Members.changeRole"))
 
-    const remove = (actor: Actor, environmentId: string, userId: string): Effect.Effect<void, MemberNotFound | OwnerRoleReserved | LastOwner> =>
+    const remove = (
+      actor: Actor,
+      environmentId: string,
+      userId: string
+    ): Effect.Effect<void, MemberNotFound | OwnerRoleReserved | LastOwner | NotVisible | InsufficientRole, CurrentActor> =>
       Effect.gen(function*() {
+        yield* policy.requireRole(environmentId, "admin")
         const locked = yield* lockRoles(environmentId, actor)
         // The map is keyed by the database's lower-case spelling of the id.
         const current = locked.roles.get(userId.toLowerCase())
@@ -165,5 +193,5 @@ export class Members extends Effect.Service<Members>()("Tenancy/Members", {
 
     return { list, add, changeRole, remove } as const
   }),
-  dependencies: [AuditLog.Default]
+  dependencies: [AuditLog.Default, Policy.Default]
 }) {}

@@ -3,8 +3,8 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { CurrentActor, type Actor } from "../Auth/Security.js"
-import { Role, roleAtLeast } from "../Domain/Schemas.js"
+import { CurrentActor, type Actor } from "../Contract/Security.js"
+import { Role, roleAtLeast } from "../Contract/Domain/Schemas.js"
 import { InsufficientRole, NotVisible } from "./TenancyErrors.js"
 
 /**

@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import { Role } from "../Domain/Schemas.js"
+import { Role } from "../Contract/Domain/Schemas.js"
 
 /** No such workspace, or the user may not see it. */
 export class WorkspaceNotFound extends Schema.TaggedError<WorkspaceNotFound>()("WorkspaceNotFound", { workspaceId: Schema.String }) {

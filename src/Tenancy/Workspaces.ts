@@ -3,9 +3,9 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { uuidv7 } from "../Crypto/Ids.js"
-import type { ValidationError } from "../Domain/Errors.js"
-import { decodeCursor, page } from "../Domain/Pagination.js"
-import type { Environment, Workspace } from "./Api.js"
+import type { ValidationError } from "../Contract/Domain/ApiErrors.js"
+import { decodeCursor, page } from "../Db/Pagination.js"
+import type { Environment, Workspace } from "../Contract/TenancyApi.js"
 import { NotWorkspaceOwner, WorkspaceNotFound } from "./TenancyErrors.js"
 
 /**
@@ -61,7 +61,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Tenancy/Workspaces
     const create = (userId: string, name: string): Effect.Effect<Workspace> =>
       insertWorkspace({ userId, name }).pipe(Effect.orDie, Effect.withSpan("Workspaces.create"))
 
-    // `after`: the keyset cursor (see Domain/Pagination); `limit + 1` rows tell whether a next page exists.
+    // `after`: the keyset cursor (see Db/Pagination); `limit + 1` rows tell whether a next page exists.
     const PageRequest = Schema.Struct({ userId: Schema.String, after: Schema.UndefinedOr(Schema.String), limit: Schema.Number })
 
     const visibleWorkspaces = SqlSchema.findAll({

@@ -12,9 +12,11 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../Db/Notifications.js"
 import * as Metrics from "../Observability/Metrics.js"
-import { Supervisor } from "../Scheduler/Supervisor.js"
-import { toMillis } from "../Domain/Time.js"
-import * as Ticks from "./Schedule.js"
+import { Supervisor } from "../Scheduler/Supervision.js"
+import { ValidationError } from "../Contract/Domain/ApiErrors.js"
+import { toMillis } from "../Db/Time.js"
+import { CatchUp, defaultCatchUp, defaultTimeZone } from "../Contract/Schedule.js"
+import * as Ticks from "./Ticks.js"
 import { schedulesChannel } from "./ScheduleSignal.js"
 
 /** A scheduled trigger whose next tick is due. */
@@ -23,7 +25,7 @@ const DueRow = Schema.Struct({
   environment_id: Schema.String,
   schedule_cron: Schema.String,
   schedule_timezone: Schema.NullOr(Schema.String),
-  schedule_catch_up: Schema.NullOr(Ticks.CatchUp),
+  schedule_catch_up: Schema.NullOr(CatchUp),
   next_run_at: Schema.DateFromSelf
 })
 type DueRow = typeof DueRow.Type
@@ -58,8 +60,8 @@ const concurrency = 16
  * it on and creates the run, the others find it moved and create nothing. A
  * crash before that statement commits leaves `next_run_at` where it was, so
  * the tick fires on the next wake-up of any instance: neither skipped nor
- * doubled. A tick more than `Schedule.missedAfterMillis` late follows the
- * trigger's `catchUp` (`Schedule.decide`).
+ * doubled. A tick more than `Ticks.missedAfterMillis` late follows the
+ * trigger's `catchUp` (`Ticks.decide`).
  */
 export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/ScheduleFiring", {
   scoped: Effect.gen(function*() {
@@ -86,18 +88,6 @@ export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/S
     })
     const earliest = Effect.map(earliestTick(undefined), (row) => row.at === null ? undefined : toMillis(row.at))
 
-    /** The tick's run, if this statement moved the schedule on from `from`; false when another did. */
-    const fire = (row: DueRow, from: number, scheduledFor: number, to: number | undefined) =>
-      supervisor.createRuns(row.id, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "System" }, scheduledFor }], {
-        environmentId: row.environment_id,
-        advance: { from, to }
-      }).pipe(
-        Effect.map(([created]) => {
-          if (created?.created === true) Metrics.record.runsRequested(row.environment_id, 1)
-          return created !== undefined
-        })
-      )
-
     /** Moves the schedule on without a run (missed ticks under `catchUp: "none"`); false when another instance did. */
     const skip = (row: DueRow, from: number, to: number | undefined) =>
       sql`
@@ -106,11 +96,37 @@ export class ScheduleFiring extends Effect.Service<ScheduleFiring>()("Triggers/S
           AND next_run_at = ${new Date(from).toISOString()}::timestamptz
         RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
 
+    /**
+     * The tick's run, if this statement moved the schedule on from `from`;
+     * false when another did. A tick whose input (the trigger's own) does
+     * not match the trigger's `inputSchema` creates no run: the tick is
+     * skipped (the schedule moves on to the next one) with a warning naming
+     * the failing paths, as the run request would have been refused.
+     */
+    const fire = (row: DueRow, from: number, scheduledFor: number, to: number | undefined): Effect.Effect<boolean, unknown> =>
+      supervisor.createRuns(row.id, [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "System" }, scheduledFor }], {
+        environmentId: row.environment_id,
+        advance: { from, to }
+      }).pipe(
+        Effect.flatMap(([requested]) => {
+          if (requested instanceof ValidationError) {
+            return Effect.zipLeft(
+              skip(row, from, to),
+              Effect.logWarning("schedule tick skipped: the trigger's input does not match its inputSchema").pipe(
+                Effect.annotateLogs({ scheduledFor: new Date(scheduledFor).toISOString(), reason: requested.error })
+              )
+            )
+          }
+          if (requested?.created === true) Metrics.record.runsRequested(row.environment_id, 1)
+          return Effect.succeed(requested !== undefined)
+        })
+      )
+
     /** A trigger's due ticks, one statement each, until its next tick is ahead or another instance took one. */
     const fireDue = (row: DueRow) =>
       Effect.gen(function*() {
-        const cron = Ticks.cronOf({ cron: row.schedule_cron, timezone: row.schedule_timezone ?? Ticks.defaultTimeZone })
-        const catchUp = row.schedule_catch_up ?? Ticks.defaultCatchUp
+        const cron = Ticks.cronOf({ cron: row.schedule_cron, timezone: row.schedule_timezone ?? defaultTimeZone })
+        const catchUp = row.schedule_catch_up ?? defaultCatchUp
         let tick: number | undefined = toMillis(row.next_run_at)
         while (tick !== undefined && tick <= (yield* Clock.currentTimeMillis)) {
           const decision = Ticks.decide(cron, catchUp, tick, yield* Clock.currentTimeMillis)

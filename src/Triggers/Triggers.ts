@@ -5,21 +5,24 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AuditLog } from "../Audit/AuditLog.js"
-import { CurrentActor } from "../Auth/Security.js"
+import { CurrentActor } from "../Contract/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { SecretBox } from "../Crypto/SecretBox.js"
 import { generate, sha256 } from "../Crypto/Tokens.js"
-import { ValidationError } from "../Domain/Errors.js"
+import { ValidationError } from "../Contract/Domain/ApiErrors.js"
+import * as InputSchema from "../Scheduler/InputSchema.js"
 import type { InsufficientRole, NotVisible } from "../Tenancy/TenancyErrors.js"
-import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
-import type { Role } from "../Domain/Schemas.js"
+import { decodeCursor, defaultLimit, page } from "../Db/Pagination.js"
+import type { Role } from "../Contract/Domain/Schemas.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { UrlGuard } from "../Webhooks/UrlGuard.js"
-import type { CreateTrigger, PatchTrigger, Trigger } from "./Api.js"
-import * as Schedule from "./Schedule.js"
+import { type ConcurrencyInput, type CreateTrigger, defaultRetryPolicy, type PatchTrigger, type Trigger } from "../Contract/TriggersApi.js"
+import * as Schedule from "../Contract/Schedule.js"
+import * as Ticks from "./Ticks.js"
+import { relimit } from "../RunStore/SqlRunStore.js"
 import { schedulesChannel } from "./ScheduleSignal.js"
 import { TriggerHasActiveRuns, TriggerNotFound } from "./TriggerErrors.js"
-import type { TriggerChanges } from "./TriggerRow.js"
+import { isLimited, type TriggerChanges } from "./TriggerRow.js"
 import { TriggersRepo } from "./TriggersRepo.js"
 
 export const defaults = { timeoutSeconds: 3600, heartbeatTimeoutSeconds: 30, maxRetries: 0 } as const
@@ -39,17 +42,38 @@ const fieldNames: Record<keyof TriggerChanges, string> = {
   name: "name",
   description: "description",
   worker_id: "workerId",
+  command: "command",
   input: "input",
+  input_schema: "inputSchema",
+  default_tags: "defaultTags",
   timeout_seconds: "timeoutSeconds",
   heartbeat_timeout_seconds: "heartbeatTimeoutSeconds",
   max_retries: "maxRetries",
+  retry_policy: "retry",
+  ttl_seconds: "ttlSeconds",
   webhook_url: "webhookUrl",
   webhook_secret_enc: "webhookSecret",
   schedule_cron: "schedule",
   schedule_timezone: "schedule",
   schedule_catch_up: "schedule",
   // Follows the schedule; never compared on its own.
-  next_run_at: "schedule"
+  next_run_at: "schedule",
+  concurrency_limit: "concurrency",
+  concurrency_per_key: "concurrency",
+  concurrency_key_from: "concurrency",
+  concurrency_pool_id: "concurrency"
+}
+
+type ConcurrencyColumns = Pick<
+  TriggerChanges,
+  "concurrency_limit" | "concurrency_per_key" | "concurrency_key_from" | "concurrency_pool_id"
+>
+
+const noConcurrency: ConcurrencyColumns = {
+  concurrency_limit: null,
+  concurrency_per_key: null,
+  concurrency_key_from: null,
+  concurrency_pool_id: null
 }
 
 type ScheduleColumns = Pick<TriggerChanges, "schedule_cron" | "schedule_timezone" | "schedule_catch_up" | "next_run_at">
@@ -58,7 +82,7 @@ type ScheduleColumns = Pick<TriggerChanges, "schedule_cron" | "schedule_timezone
 const scheduleColumns = (input: Schedule.ScheduleInput | null, now: number): ScheduleColumns => {
   if (input === null) return { schedule_cron: null, schedule_timezone: null, schedule_catch_up: null, next_run_at: null }
   const schedule = Schedule.resolve(input)
-  const next = Schedule.nextAfter(Schedule.cronOf(schedule), now)
+  const next = Ticks.nextAfter(Ticks.cronOf(schedule), now)
   return {
     schedule_cron: schedule.cron,
     schedule_timezone: schedule.timezone,
@@ -91,6 +115,19 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
 
     const requireEnvironment = (environmentId: string, min: Role) => policy.requireRole(environmentId, min)
 
+    /**
+     * The trigger when it exists, is not deleted and the caller has at least
+     * `min` in its environment: `TriggerNotFound` when missing or deleted;
+     * the access policy's `NotVisible` or `InsufficientRole` otherwise.
+     */
+    const findVisible = (id: string, min: Role): Effect.Effect<Trigger, TriggerNotFound | NotVisible | InsufficientRole, CurrentActor> =>
+      Effect.gen(function*() {
+        const trigger = yield* repo.findActive(id)
+        if (Option.isNone(trigger)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
+        yield* policy.requireRole(trigger.value.environmentId, min, "trigger")
+        return trigger.value
+      })
+
     const workerInEnvironment = SqlSchema.findOne({
       Request: Schema.Struct({ environmentId: Schema.String, workerId: Schema.String }),
       Result: Schema.Struct({ id: Schema.String }),
@@ -112,6 +149,49 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
     const checkUrl = (url: string | null | undefined): Effect.Effect<void, ValidationError> =>
       url === null || url === undefined ? Effect.void : guard.validateForSave(url)
 
+    /**
+     * A declared input schema must be one Ajv can use (400 on `inputSchema`
+     * naming the problem), and the trigger's own input, when it has one, must
+     * match it (400 on `input` naming the path): runs without an input of
+     * their own, a schedule's among them, get that input.
+     */
+    const checkInputSchema = (schema: unknown, input: unknown): Effect.Effect<void, ValidationError> => {
+      if (schema === null || schema === undefined) return Effect.void
+      const compiled = InputSchema.compile(schema)
+      if ("problem" in compiled) return Effect.fail(ValidationError.field("inputSchema", `is not a usable JSON Schema: ${compiled.problem}`))
+      if (input === null) return Effect.void
+      const problems = compiled.check(input)
+      return problems === undefined
+        ? Effect.void
+        : Effect.fail(ValidationError.field("input", `does not match inputSchema: ${InputSchema.describe(problems)}`))
+    }
+
+    const poolNamed = (environmentId: string, name: string) =>
+      sql<{ id: string }>`SELECT id FROM concurrency_pools WHERE environment_id = ${environmentId} AND name = ${name}`.pipe(
+        Effect.map((rows) => rows[0]?.id),
+        Effect.orDie
+      )
+
+    /** The columns for a trigger's flow control; a pool must be one of the environment's (else 400 on `concurrency`). */
+    const concurrencyColumns = (
+      environmentId: string,
+      input: ConcurrencyInput | null
+    ): Effect.Effect<ConcurrencyColumns, ValidationError> =>
+      Effect.gen(function*() {
+        if (input === null) return noConcurrency
+        const pool = input.pool ?? null
+        const poolId = pool === null ? null : yield* poolNamed(environmentId, pool)
+        if (poolId === undefined) {
+          return yield* Effect.fail(ValidationError.field("concurrency", `pool "${pool}" is not a concurrency pool of this environment`))
+        }
+        return {
+          concurrency_limit: input.limit ?? null,
+          concurrency_per_key: input.perKey ?? null,
+          concurrency_key_from: input.keyFrom ?? null,
+          concurrency_pool_id: poolId
+        }
+      })
+
     /** Empty (or null) means "no secret given". */
     const sealed = (secret: string | null | undefined): string | null =>
       secret === null || secret === undefined || secret.length === 0 ? null : box.seal(secret)
@@ -121,21 +201,29 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       const workerId = input.workerId ?? null
       yield* checkWorker(environmentId, workerId)
       yield* checkUrl(input.webhookUrl)
+      yield* checkInputSchema(input.inputSchema ?? null, input.input ?? null)
       const actor = yield* CurrentActor
       const id = uuidv7()
       const schedule = scheduleColumns(input.schedule ?? null, yield* Clock.currentTimeMillis)
+      const concurrency = yield* concurrencyColumns(environmentId, input.concurrency ?? null)
       return yield* sql.withTransaction(Effect.gen(function*() {
         const trigger = yield* repo.insert(id, environmentId, {
           name: input.name,
           description: input.description ?? null,
           worker_id: workerId,
+          command: input.command ?? null,
           input: input.input ?? null,
+          input_schema: input.inputSchema ?? null,
+          default_tags: input.defaultTags ?? [],
           timeout_seconds: input.timeoutSeconds ?? defaults.timeoutSeconds,
           heartbeat_timeout_seconds: input.heartbeatTimeoutSeconds ?? defaults.heartbeatTimeoutSeconds,
           max_retries: input.maxRetries ?? defaults.maxRetries,
+          retry_policy: input.retry === undefined ? null : { ...defaultRetryPolicy, ...input.retry },
+          ttl_seconds: input.ttlSeconds ?? null,
           webhook_url: input.webhookUrl ?? null,
           webhook_secret_enc: sealed(input.webhookSecret),
-          ...schedule
+          ...schedule,
+          ...concurrency
         })
         yield* audit.record({
           environmentId,
@@ -145,9 +233,12 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
           targetId: id,
           metadata: {
             name: trigger.name,
+            hasCommand: trigger.command !== null,
+            hasInputSchema: trigger.inputSchema !== null,
             hasWebhook: trigger.webhookUrl !== null,
             hasWebhookSecret: trigger.hasWebhookSecret,
-            hasSchedule: trigger.schedule !== null
+            hasSchedule: trigger.schedule !== null,
+            hasConcurrency: trigger.concurrency !== null
           }
         })
         if (trigger.schedule !== null) yield* scheduleChanged(id)
@@ -156,7 +247,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
     }, (effect, environmentId) => Effect.annotateLogs(effect, { environmentId }))
 
     const get = (id: string): Effect.Effect<Trigger, TriggerNotFound | NotVisible | InsufficientRole, CurrentActor> =>
-      repo.findVisible(id, "viewer")
+      findVisible(id, "viewer")
 
     const list = Effect.fn("Triggers.list")(function*(
       environmentId: string,
@@ -170,7 +261,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
     })
 
     const update = Effect.fn("Triggers.update")(function*(id: string, patch: Patch) {
-      const current = yield* repo.findVisible(id, "admin")
+      const current = yield* findVisible(id, "admin")
       if (patch.workerId !== undefined) yield* checkWorker(current.environmentId, patch.workerId)
       yield* checkUrl(patch.webhookUrl)
       const actor = yield* CurrentActor
@@ -178,6 +269,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
       const newSchedule = patch.schedule === undefined
         ? undefined
         : scheduleColumns(patch.schedule, yield* Clock.currentTimeMillis)
+      const newConcurrency = patch.concurrency === undefined ? undefined : yield* concurrencyColumns(current.environmentId, patch.concurrency)
       return yield* sql.withTransaction(Effect.gen(function*() {
         // Re-read under a row lock so two PATCHes of different fields both survive.
         const locked = yield* repo.lockActive(id)
@@ -192,15 +284,27 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
           name: patch.name ?? before.name,
           description: patch.description !== undefined ? patch.description : before.description,
           worker_id: patch.workerId !== undefined ? patch.workerId : before.worker_id,
+          command: patch.command !== undefined ? patch.command : before.command,
           input: patch.input !== undefined ? patch.input : before.input,
+          input_schema: patch.inputSchema !== undefined ? patch.inputSchema : before.input_schema,
+          default_tags: patch.defaultTags ?? before.default_tags,
           timeout_seconds: patch.timeoutSeconds ?? before.timeout_seconds,
           heartbeat_timeout_seconds: patch.heartbeatTimeoutSeconds ?? before.heartbeat_timeout_seconds,
           max_retries: patch.maxRetries ?? before.max_retries,
+          retry_policy: patch.retry === undefined ? before.retry_policy : { ...(before.retry_policy ?? defaultRetryPolicy), ...patch.retry },
+          ttl_seconds: patch.ttlSeconds !== undefined ? patch.ttlSeconds : before.ttl_seconds,
           webhook_url: patch.webhookUrl !== undefined ? patch.webhookUrl : before.webhook_url,
           // Removing the webhook drops its secret too, unless a new one comes with the same request.
           webhook_secret_enc: newSecret ?? (patch.webhookUrl === null ? null : before.webhook_secret_enc),
-          ...(scheduleSame ? kept : newSchedule)
+          ...(scheduleSame ? kept : newSchedule),
+          ...(newConcurrency ?? {
+            concurrency_limit: before.concurrency_limit,
+            concurrency_per_key: before.concurrency_per_key,
+            concurrency_key_from: before.concurrency_key_from,
+            concurrency_pool_id: before.concurrency_pool_id
+          })
         }
+        if (patch.inputSchema !== undefined || patch.input !== undefined) yield* checkInputSchema(next.input_schema ?? null, next.input ?? null)
         const changed = (Object.keys(fieldNames) as Array<keyof TriggerChanges>).filter((k) =>
           k === "next_run_at"
             ? false
@@ -211,6 +315,9 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
         if (changed.length === 0) return locked.value.trigger
         const updated = yield* repo.update(id, next)
         if (Option.isNone(updated)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
+        // Its open runs move between the free and the limited placement (under
+        // this row lock, which run requests wait for).
+        if (isLimited(next) !== isLimited(before)) yield* relimit(sql, id, isLimited(next))
         yield* audit.record({
           environmentId: current.environmentId,
           actor,
@@ -225,7 +332,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
     }, (effect, id) => Effect.annotateLogs(effect, { triggerId: id }))
 
     const remove = Effect.fn("Triggers.remove")(function*(id: string) {
-      const current = yield* repo.findVisible(id, "admin")
+      const current = yield* findVisible(id, "admin")
       const actor = yield* CurrentActor
       yield* sql.withTransaction(Effect.gen(function*() {
         // Waits for a run request holding the trigger row (FOR SHARE) to commit; the
@@ -249,7 +356,7 @@ export class Triggers extends Effect.Service<Triggers>()("Triggers/Triggers", {
 
     /** A new `mcp_` token; only its SHA-256 is stored, so the previous one stops working at once. */
     const rotateMcpToken = Effect.fn("Triggers.rotateMcpToken")(function*(id: string) {
-      const current = yield* repo.findVisible(id, "admin")
+      const current = yield* findVisible(id, "admin")
       const actor = yield* CurrentActor
       const token = generate("mcp")
       yield* sql.withTransaction(Effect.gen(function*() {

@@ -3,29 +3,28 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { CurrentActor } from "../Auth/Security.js"
-import type { InsufficientRole, NotVisible } from "../Tenancy/TenancyErrors.js"
-import { TriggerNotFound } from "./TriggerErrors.js"
-import type { Role } from "../Domain/Schemas.js"
-import { Policy } from "../Tenancy/Policy.js"
-import type { Trigger } from "./Api.js"
+import { activeStatuses } from "../Contract/Domain/Run.js"
+import type { Trigger } from "../Contract/TriggersApi.js"
 import { LockedTriggerRow, TriggerChanges, TriggerRow } from "./TriggerRow.js"
 
-export const activeRunStatuses = ["queued", "assigned", "claimed", "running"] as const
-
 /**
- * Data access for triggers. A soft-deleted trigger is invisible to every
- * query here: other features (runs, webhook deliveries) use `findVisible` to
- * answer 404 for it exactly as for a trigger that never existed.
+ * Data access for triggers, with no access check (that is the services'
+ * business, `Triggers`). A soft-deleted trigger is invisible to every query
+ * here, so it answers 404 exactly as a trigger that never existed.
  */
 export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const policy = yield* Policy
 
-    const columns = sql`id, environment_id, name, description, worker_id, input, timeout_seconds,
-      heartbeat_timeout_seconds, max_retries, webhook_url, (webhook_secret_enc IS NOT NULL) AS has_webhook_secret,
-      schedule_cron, schedule_timezone, schedule_catch_up, next_run_at, created_at, updated_at`
+    const columns = sql`id, environment_id, name, description, worker_id, command, input, input_schema, default_tags, timeout_seconds,
+      heartbeat_timeout_seconds, max_retries, retry_policy, ttl_seconds, webhook_url, (webhook_secret_enc IS NOT NULL) AS has_webhook_secret,
+      schedule_cron, schedule_timezone, schedule_catch_up, next_run_at,
+      concurrency_limit, concurrency_per_key, concurrency_key_from, concurrency_pool_id,
+      (SELECT p.name FROM concurrency_pools p WHERE p.id = concurrency_pool_id) AS concurrency_pool,
+      CASE WHEN concurrency_limit IS NULL AND concurrency_per_key IS NULL AND concurrency_pool_id IS NULL THEN 0
+        ELSE (SELECT count(*)::int FROM runs r WHERE r.trigger_id = triggers.id
+          AND r.worker_id IS NOT NULL AND r.ended_at IS NULL AND r.flow_limited) END AS concurrency_in_use,
+      created_at, updated_at`
 
     const active = SqlSchema.findOne({
       Request: Schema.String,
@@ -33,34 +32,24 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
       execute: (id) => sql`SELECT ${columns} FROM triggers WHERE id = ${id} AND deleted_at IS NULL`
     })
 
-    /** The trigger when it exists and is not deleted; no access check. */
+    /** The trigger when it exists and is not deleted. */
     const findActive = (id: string): Effect.Effect<Option.Option<Trigger>> =>
       active(id).pipe(Effect.orDie, Effect.withSpan("TriggersRepo.findActive"))
-
-    /**
-     * The trigger when it exists, is not deleted and the caller has at least
-     * `min` in its environment: `TriggerNotFound` when missing or deleted;
-     * the access policy's `NotVisible` or `InsufficientRole` otherwise.
-     */
-    const findVisible = (id: string, min: Role): Effect.Effect<Trigger, TriggerNotFound | NotVisible | InsufficientRole, CurrentActor> =>
-      Effect.gen(function*() {
-        const trigger = yield* findActive(id)
-        if (Option.isNone(trigger)) return yield* Effect.fail(new TriggerNotFound({ triggerId: id }))
-        yield* policy.requireRole(trigger.value.environmentId, min, "trigger")
-        return trigger.value
-      })
 
     const inserted = SqlSchema.single({
       Request: Schema.Struct({ id: Schema.String, environmentId: Schema.String, changes: TriggerChanges }),
       Result: TriggerRow,
       execute: ({ changes: t, environmentId, id }) =>
-        sql`INSERT INTO triggers (id, environment_id, name, description, worker_id, input, timeout_seconds,
-                                  heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc,
-                                  schedule_cron, schedule_timezone, schedule_catch_up, next_run_at)
-            VALUES (${id}, ${environmentId}, ${t.name}, ${t.description}, ${t.worker_id}, ${jsonb(t.input)}::jsonb,
-                    ${t.timeout_seconds}, ${t.heartbeat_timeout_seconds}, ${t.max_retries}, ${t.webhook_url},
+        sql`INSERT INTO triggers (id, environment_id, name, description, worker_id, command, input, input_schema, default_tags, timeout_seconds,
+                                  heartbeat_timeout_seconds, max_retries, retry_policy, ttl_seconds, webhook_url, webhook_secret_enc,
+                                  schedule_cron, schedule_timezone, schedule_catch_up, next_run_at,
+                                  concurrency_limit, concurrency_per_key, concurrency_key_from, concurrency_pool_id)
+            VALUES (${id}, ${environmentId}, ${t.name}, ${t.description}, ${t.worker_id}, ${t.command}, ${jsonb(t.input)}::jsonb, ${jsonb(t.input_schema)}::jsonb,
+                    ${t.default_tags}::text[], ${t.timeout_seconds}, ${t.heartbeat_timeout_seconds}, ${t.max_retries},
+                    ${jsonb(t.retry_policy)}::jsonb, ${t.ttl_seconds}, ${t.webhook_url},
                     ${t.webhook_secret_enc}, ${t.schedule_cron}, ${t.schedule_timezone}, ${t.schedule_catch_up},
-                    ${iso(t.next_run_at)}::timestamptz)
+                    ${iso(t.next_run_at)}::timestamptz,
+                    ${t.concurrency_limit}::int, ${t.concurrency_per_key}::int, ${t.concurrency_key_from}, ${t.concurrency_pool_id}::uuid)
             RETURNING ${columns}`
     })
 
@@ -81,11 +70,15 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
       Result: TriggerRow,
       execute: ({ changes: t, id }) =>
         sql`UPDATE triggers SET name = ${t.name}, description = ${t.description}, worker_id = ${t.worker_id},
-              input = ${jsonb(t.input)}::jsonb, timeout_seconds = ${t.timeout_seconds},
+              command = ${t.command}, input = ${jsonb(t.input)}::jsonb, input_schema = ${jsonb(t.input_schema)}::jsonb,
+              default_tags = ${t.default_tags}::text[], timeout_seconds = ${t.timeout_seconds},
               heartbeat_timeout_seconds = ${t.heartbeat_timeout_seconds}, max_retries = ${t.max_retries},
+              retry_policy = ${jsonb(t.retry_policy)}::jsonb, ttl_seconds = ${t.ttl_seconds},
               webhook_url = ${t.webhook_url}, webhook_secret_enc = ${t.webhook_secret_enc},
               schedule_cron = ${t.schedule_cron}, schedule_timezone = ${t.schedule_timezone},
               schedule_catch_up = ${t.schedule_catch_up}, next_run_at = ${iso(t.next_run_at)}::timestamptz,
+              concurrency_limit = ${t.concurrency_limit}::int, concurrency_per_key = ${t.concurrency_per_key}::int,
+              concurrency_key_from = ${t.concurrency_key_from}, concurrency_pool_id = ${t.concurrency_pool_id}::uuid,
               updated_at = now()
             WHERE id = ${id} AND deleted_at IS NULL
             RETURNING ${columns}`
@@ -106,7 +99,7 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
         sql`UPDATE triggers SET deleted_at = now(), updated_at = now()
             WHERE id = ${id} AND deleted_at IS NULL
               AND NOT EXISTS (
-                SELECT 1 FROM runs WHERE trigger_id = ${id} AND status IN ${sql.in(activeRunStatuses)})
+                SELECT 1 FROM runs WHERE trigger_id = ${id} AND status IN ${sql.in(activeStatuses)})
             RETURNING id`
     })
 
@@ -154,9 +147,8 @@ export class TriggersRepo extends Effect.Service<TriggersRepo>()("Triggers/Repo"
         Effect.withSpan("TriggersRepo.list")
       )
 
-    return { findActive, findVisible, insert, lockActive, update, softDelete, setMcpTokenHash, list } as const
+    return { findActive, insert, lockActive, update, softDelete, setMcpTokenHash, list } as const
   }),
-  dependencies: [Policy.Default]
 }) {}
 
 const iso = (date: Date | null): string | null => date === null ? null : date.toISOString()

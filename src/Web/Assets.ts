@@ -50,13 +50,18 @@ export const rewriteImports = (source: string, served: ReadonlyMap<string, strin
  * at the fingerprinted names. Scripts import each other as `./name.js`; those
  * imports are rewritten too, dependencies first, so a module's name also
  * changes when anything it imports changes (an old cached module never loads a
- * new one's API). Read once at start: the files never change while the process runs.
+ * new one's API). `generated` adds modules written by the server (name →
+ * source), served like the files. Read once at start: the files never change
+ * while the process runs.
  */
-export const load = (dir: string): Effect.Effect<Site> =>
+export const load = (dir: string, generated: Readonly<Record<string, string>> = {}): Effect.Effect<Site> =>
   Effect.promise(async () => {
-    const names = (await fs.readdir(dir)).filter((name) => name !== "index.html").sort()
+    const files = (await fs.readdir(dir)).filter((name) => name !== "index.html")
+    const names = [...new Set([...files, ...Object.keys(generated)])].sort()
     const raw = new Map<string, Uint8Array>()
-    for (const name of names) raw.set(name, new Uint8Array(await fs.readFile(path.join(dir, name))))
+    for (const name of files) raw.set(name, new Uint8Array(await fs.readFile(path.join(dir, name))))
+    // Modules the server writes (from its contract) stand beside the files; a file of the same name gives way.
+    for (const [name, source] of Object.entries(generated)) raw.set(name, new TextEncoder().encode(source))
     const served = new Map<string, string>()
     const assets = new Map<string, Asset>()
     const visiting = new Set<string>()

@@ -1,8 +1,11 @@
-import { HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { fileURLToPath } from "node:url"
-import { NotFound } from "../Domain/Errors.js"
+import { NotFound } from "../Contract/Domain/ApiErrors.js"
 import { load, type Site } from "./Assets.js"
+import { contractModule, contractModuleName } from "./ContractModule.js"
 
 /**
  * Headers on the page: scripts and styles only from this origin (no inline
@@ -45,7 +48,7 @@ const notFound = HttpServerResponse.unsafeJson({ error: NotFound.of("asset").err
 export const layer = (dir: string = dashboardDir) =>
   HttpApiBuilder.Router.use((router) =>
     Effect.gen(function*() {
-      const site = yield* load(dir)
+      const site = yield* load(dir, { [contractModuleName]: contractModule() })
       yield* router.get("/", Effect.succeed(indexResponse(site)))
       yield* router.get(
         "/assets/:file",

@@ -44,6 +44,21 @@ export const DeliveryRow = Schema.Struct({
 })
 export interface DeliveryRow extends Schema.Schema.Type<typeof DeliveryRow> {}
 
+/** A delivery row as the contract's `WebhookDelivery` says it (the deliveries API, a run's detail). */
+export const deliveryFields = (row: DeliveryRow) => ({
+  id: row.id,
+  runId: row.run_id,
+  triggerId: row.trigger_id,
+  url: row.url,
+  trigger: row.trigger,
+  outcome: row.outcome,
+  statusCode: row.status_code,
+  responseBody: row.response_body,
+  attemptCount: row.attempt_count,
+  errorMessage: row.error_message,
+  createdAt: row.created_at
+})
+
 /** What redelivering a run depends on. */
 const RedeliveryRow = Schema.Struct({
   environment_id: Schema.String,
@@ -203,14 +218,20 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
     const triggerEnvironment = (triggerId: string): Effect.Effect<Option.Option<string>, SqlError | ParseError> =>
       Effect.map(activeTrigger(triggerId), Option.map((row) => row.environment_id))
 
+    /** A page of the delivery log of one trigger or one run (each column has its index), newest first. */
     const deliveriesPage = SqlSchema.findAll({
-      Request: Schema.Struct({ triggerId: Schema.String, before: Schema.UndefinedOr(Schema.String), limit: Schema.Number }),
+      Request: Schema.Struct({
+        column: Schema.Literal("trigger_id", "run_id"),
+        id: Schema.String,
+        before: Schema.UndefinedOr(Schema.String),
+        limit: Schema.Number
+      }),
       Result: DeliveryRow,
-      execute: ({ before, limit, triggerId }) =>
+      execute: ({ before, column, id, limit }) =>
         sql`
         SELECT id, run_id, trigger_id, url, trigger, outcome, status_code, response_body, attempt_count, error_message, created_at
         FROM webhook_deliveries
-        WHERE trigger_id = ${triggerId} AND ${before === undefined ? sql`TRUE` : sql`id < ${before}`}
+        WHERE ${sql(column)} = ${id} AND ${before === undefined ? sql`TRUE` : sql`id < ${before}`}
         ORDER BY id DESC
         LIMIT ${limit + 1}`
     })
@@ -220,7 +241,29 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       triggerId: string,
       before: string | undefined,
       limit: number
-    ): Effect.Effect<ReadonlyArray<DeliveryRow>, SqlError | ParseError> => deliveriesPage({ triggerId, before, limit })
+    ): Effect.Effect<ReadonlyArray<DeliveryRow>, SqlError | ParseError> =>
+      deliveriesPage({ column: "trigger_id", id: triggerId, before, limit })
+
+    /** A page of one run's deliveries, newest first (index `webhook_deliveries_run`): `limit + 1` rows, for `Pagination.page`. */
+    const listByRun = (
+      runId: string,
+      before: string | undefined,
+      limit: number
+    ): Effect.Effect<ReadonlyArray<DeliveryRow>, SqlError | ParseError> =>
+      deliveriesPage({ column: "run_id", id: runId, before, limit })
+
+    /** The run's latest delivery (the one a run's detail shows), or undefined when it has none yet. */
+    const latestOfRun = (runId: string): Effect.Effect<DeliveryRow | undefined, SqlError> =>
+      sql<DeliveryRow>`
+          SELECT id, run_id, trigger_id, url, trigger, outcome, status_code, response_body, attempt_count, error_message, created_at
+          FROM webhook_deliveries WHERE run_id = ${runId}
+          ORDER BY created_at DESC, id DESC LIMIT 1`.pipe(
+        Effect.map(([row]) =>
+          row === undefined
+            ? undefined
+            : { ...row, created_at: row.created_at instanceof Date ? row.created_at : new Date(row.created_at) }
+        )
+      )
 
     const redeliveryOf = SqlSchema.findOne({
       Request: Schema.String,
@@ -265,6 +308,8 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
       nextDueIn,
       triggerEnvironment,
       listByTrigger,
+      listByRun,
+      latestOfRun,
       runForRedelivery,
       redeliver
     } as const

@@ -1,6 +1,6 @@
 /**
  * The webhook outbox. A terminal transition writes one `webhook_outbox` row
- * in its own statement (see `RunStore/Terminal`): the run id, trigger id,
+ * in its own statement (see `RunStore/SqlRunStore`): the run id, trigger id,
  * and the URL and sealed secret the run snapshotted when it was created. The
  * body is not stored: it is rendered from the terminal run when the row is
  * leased (`DeliveriesRepo.lease`) or handed to this instance's delivery loop
@@ -9,4 +9,4 @@
  * announced on `outboxChannel` for any instance's loop to lease; the run
  * store names the channel, as it writes it.
  */
-export { outboxChannel } from "../RunStore/Terminal.js"
+export { outboxChannel } from "../RunStore/RunStore.js"

@@ -1,15 +1,16 @@
-import { canonicalOrNull } from "../Domain/Decimal.js"
+import { canonicalOrNull } from "../Contract/Domain/Decimal.js"
+import type { FaultClass, TerminalStatus } from "../Contract/Domain/Run.js"
 
 /** The fields of a terminal run the completion webhook reports. */
 export interface TerminalRun {
   readonly id: string
   readonly trigger_id: string
-  readonly status: "succeeded" | "failed" | "timed_out" | "cancelled"
+  readonly status: TerminalStatus
   readonly duration_ms: number | string | null
   readonly short_message: string | null
   readonly error_message: string | null
   readonly cost_usd: string | null
-  readonly fault_class: "infra" | "client" | "none" | null
+  readonly fault_class: FaultClass | null
   readonly ended_at: Date | null
 }
 

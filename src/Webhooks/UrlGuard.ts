@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as dns from "node:dns"
 import * as net from "node:net"
 import { AppConfig } from "../Config/AppConfig.js"
-import { ValidationError } from "../Domain/Errors.js"
+import { ValidationError } from "../Contract/Domain/ApiErrors.js"
 
 /**
  * SSRF guard for webhook URLs. A webhook URL is chosen by a tenant, and the

@@ -1,11 +1,11 @@
-import { FetchHttpClient } from "@effect/platform"
-import { NodeRuntime } from "@effect/platform-node"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
-import { identify, runWorker, validateBaseUrl, type WorkerCredentials } from "../WorkerSdk/index.js"
+import { identify, runWorker, validateBaseUrl, type WorkerCredentials } from "../WorkerSdk/WorkerSdk.js"
 import { executeRun } from "./Agent.js"
 import * as fs from "node:fs"
 import { defaultTokenFile, parse, usage, UsageError } from "./Options.js"
@@ -13,7 +13,8 @@ import * as TokenFile from "./TokenFile.js"
 import { webSocket } from "./WebSocket.js"
 
 /**
- * `pipeline-worker`: a worker agent that executes each run's `input.command`.
+ * `pipeline-worker`: a worker agent that executes the command of each run's
+ * trigger, the run's input handed to it as data (`Agent.executeRun`).
  * Launched by bin/pipeline-worker.js; SIGTERM or SIGINT stop polling and give
  * running commands the grace period (NodeRuntime.runMain interrupts the fiber).
  */
@@ -38,7 +39,7 @@ const program = Effect.gen(function*() {
     const saved = yield* TokenFile.read(tokenFile)
     if (saved !== undefined && saved.url !== url && options.registrationToken === undefined) {
       return yield* Effect.fail(new UsageError({
-        message: `${tokenFile} holds a worker token issued by ${saved.url}, not ${url}: give --registration-token wrk_... for this server`
+        message: `${tokenFile} holds a worker token issued by ${saved.url}, not ${url}: set PIPELINE_REGISTRATION_TOKEN=wrk_... (or give --registration-token) for this server`
       }))
     }
     // A saved token is only used for the server that issued it, and an explicit
@@ -54,7 +55,7 @@ const program = Effect.gen(function*() {
       )
     } else if (options.registrationToken === undefined) {
       return yield* Effect.fail(new UsageError({
-        message: `no credentials: give --registration-token wrk_... (or --token wkt_...); ${tokenFile} does not exist yet`
+        message: `no credentials: set PIPELINE_REGISTRATION_TOKEN=wrk_... (or give --registration-token, or --token wkt_...); ${tokenFile} does not exist yet`
       }))
     }
   }
@@ -69,7 +70,7 @@ const program = Effect.gen(function*() {
     label: options.label,
     concurrency: options.concurrency,
     shutdownGracePeriod: Duration.seconds(options.shutdownGraceSeconds),
-    handler: executeRun,
+    handler: (run) => executeRun(run, options.nonRetryableExitCodes),
     // Runs come over the worker channel when the service offers it, else by REST long poll.
     webSocket,
     onRegistered: (registered) =>

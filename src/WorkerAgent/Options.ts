@@ -15,6 +15,8 @@ export interface CliOptions {
   readonly label: string | undefined
   readonly concurrency: number
   readonly shutdownGraceSeconds: number
+  /** Exit codes that mean "no retry will fix this": the run fails with `retryable: false`. */
+  readonly nonRetryableExitCodes: ReadonlySet<number>
   readonly help: boolean
   readonly version: boolean
 }
@@ -23,11 +25,12 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly messag
 
 export const usage = `Usage: pipeline-worker --url <service URL> [credentials] [options]
 
-Runs each run's input.command (a shell string, or an argv array) and reports
+Runs the command of each run's trigger with /bin/sh -c, the run's input as
+JSON on stdin and in PIPELINE_INPUT (data, never executed), and reports
 the result: exit code 0 is succeeded, anything else failed (stderr becomes the
 run's errorMessage, stdout its shortMessage).
 
-Credentials (one of):
+Credentials (one of; give tokens in the environment: arguments show in ps):
   --registration-token <wrk_...>  register with this one-time token; the wkt_ token is
                                   kept in the token file. A later start with the same
                                   registration token reuses it; another one registers anew
@@ -46,6 +49,10 @@ Options:
   --concurrency <n>               runs executed at the same time (env PIPELINE_CONCURRENCY, default 1)
   --shutdown-grace <seconds>      on SIGTERM, how long running commands may still finish
                                   (env PIPELINE_SHUTDOWN_GRACE_SECONDS, default 30)
+  --non-retryable-exit-codes <list>
+                                  comma-separated exit codes (1..255) that mean no retry will fix
+                                  the failure: the run fails with retryable false, so the trigger's
+                                  maxRetries makes no retry (env PIPELINE_NON_RETRYABLE_EXIT_CODES)
   -h, --help                      show this help
   -v, --version                   print the agent's version
 
@@ -61,6 +68,21 @@ const positiveInt = (name: string, raw: string | undefined, fallback: number, mi
       return yield* Effect.fail(new UsageError({ message: `${name} must be an integer from ${min} to 10000, got "${raw}"` }))
     }
     return n
+  })
+
+/** A comma-separated list of exit codes 1..255 (empty: none). */
+const exitCodes = (raw: string | undefined) =>
+  Effect.gen(function*() {
+    const codes = new Set<number>()
+    for (const part of (raw ?? "").split(",")) {
+      if (part.trim() === "") continue
+      const n = Number(part.trim())
+      if (!Number.isInteger(n) || n < 1 || n > 255) {
+        return yield* Effect.fail(new UsageError({ message: `--non-retryable-exit-codes must be exit codes from 1 to 255, comma-separated, got "${raw}"` }))
+      }
+      codes.add(n)
+    }
+    return codes as ReadonlySet<number>
   })
 
 const nonEmpty = (value: string | undefined): string | undefined =>
@@ -99,6 +121,7 @@ export const parse = (argv: ReadonlyArray<string>, env: Record<string, string | 
             label: { type: "string" },
             concurrency: { type: "string" },
             "shutdown-grace": { type: "string" },
+            "non-retryable-exit-codes": { type: "string" },
             help: { type: "boolean", short: "h" },
             version: { type: "boolean", short: "v" }
           }
@@ -129,6 +152,7 @@ export const parse = (argv: ReadonlyArray<string>, env: Record<string, string | 
       label: nonEmpty(parsed.label ?? env.PIPELINE_WORKER_LABEL),
       concurrency: yield* positiveInt("--concurrency", parsed.concurrency ?? env.PIPELINE_CONCURRENCY, 1, 1),
       shutdownGraceSeconds: yield* positiveInt("--shutdown-grace", parsed["shutdown-grace"] ?? env.PIPELINE_SHUTDOWN_GRACE_SECONDS, 30, 0),
+      nonRetryableExitCodes: yield* exitCodes(parsed["non-retryable-exit-codes"] ?? env.PIPELINE_NON_RETRYABLE_EXIT_CODES),
       help,
       version
     } satisfies CliOptions

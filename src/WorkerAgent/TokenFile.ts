@@ -4,7 +4,7 @@ import * as Redacted from "effect/Redacted"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { WorkerCredentials } from "../WorkerSdk/index.js"
+import type { WorkerCredentials } from "../WorkerSdk/WorkerSdk.js"
 
 export class TokenFileError extends Data.TaggedError("TokenFileError")<{ readonly message: string }> {}
 

@@ -1,5 +1,5 @@
 import WS from "ws"
-import type { WebSocketFactory } from "../WorkerSdk/index.js"
+import type { WebSocketFactory } from "../WorkerSdk/WorkerSdk.js"
 
 /**
  * The agent's WebSocket for the worker channel: the `ws` client (Node 20 has

@@ -1,13 +1,10 @@
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import { workerRevokedChannel } from "../Auth/WorkerTokenTrust.js"
-import type { WorkerIdentity } from "../Auth/Security.js"
+import type { WorkerIdentity } from "../Contract/Security.js"
 import { Notifications } from "../Db/Notifications.js"
 
 /** One open channel: its worker, the runs it may still be handed, and how it is closed. */
@@ -17,8 +14,13 @@ export interface Channel {
   readonly worker: WorkerIdentity
   /** Runs the worker may still be pushed (its free slots). */
   credit: number
-  /** Completed when credit is granted; replaced by a fresh one each time. */
-  granted: Deferred.Deferred<void>
+  /** Grants so far: a wait that read it before looking wakes at once if one came since. */
+  grants: number
+  /**
+   * Called (once, then cleared) on the next grant: how a connection with no
+   * slots left waits for more without a fiber of its own (see `Pushes`).
+   */
+  onGrant: (() => void) | undefined
   /** Set once the connection is closed (revoked, or replaced by the worker's newer connection). */
   closed: boolean
   /**
@@ -29,8 +31,6 @@ export interface Channel {
    */
   end: () => void
 }
-
-const fresh = () => Deferred.unsafeMake<void>(FiberId.none)
 
 /**
  * The channels open on this instance: at most one per worker (a newer
@@ -60,7 +60,7 @@ export class Connections extends Effect.Service<Connections>()("WorkerChannel/Co
         Effect.sync(() => {
           const older = byWorker.get(worker.workerId)
           if (older !== undefined) close(older)
-          const channel: Channel = { key: randomUUID(), worker, credit: 0, granted: fresh(), closed: false, end: () => {} }
+          const channel: Channel = { key: randomUUID(), worker, credit: 0, grants: 0, onGrant: undefined, closed: false, end: () => {} }
           byKey.set(channel.key, channel)
           byWorker.set(worker.workerId, channel)
           return channel
@@ -76,9 +76,10 @@ export class Connections extends Effect.Service<Connections>()("WorkerChannel/Co
      */
     const grant = (channel: Channel, slots: number): void => {
       channel.credit = channel.credit + slots
-      const waiting = channel.granted
-      channel.granted = fresh()
-      Deferred.unsafeDone(waiting, Exit.void)
+      channel.grants++
+      const waiting = channel.onGrant
+      channel.onGrant = undefined
+      waiting?.()
     }
 
     const closeWorker = (workerId: string): void => {

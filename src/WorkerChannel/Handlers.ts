@@ -2,15 +2,17 @@ import type * as Headers from "@effect/platform/Headers"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import { ValidationError } from "../Domain/Errors.js"
-import { rejectedRun } from "../Http/RunRejections.js"
-import { isUuid } from "../Domain/Ids.js"
-import { type RunRow, toRun } from "../Domain/Run.js"
+import { Conflict, NotFound, ServiceUnavailable, ValidationError } from "../Contract/Domain/ApiErrors.js"
+import { RunLogs } from "../RunLogs/RunLogs.js"
+import { rejectedRun } from "../Runs/RunWireErrors.js"
+import { isUuid } from "../Contract/Domain/Uuids.js"
+import { type RunRow, toRun } from "../Contract/Domain/Run.js"
 import { RunNotFound, type RunRejection } from "../Scheduler/RunRejection.js"
 import { WorkerProtocol } from "../WorkerProtocol/WorkerProtocol.js"
 import { type Channel, Connections } from "./Connections.js"
+import { guard, guardStream } from "./Failures.js"
 import { Pushes } from "./Pushes.js"
-import { WorkerRpcs } from "./Rpcs.js"
+import { WorkerRpcs } from "../Contract/WorkerChannelRpcs.js"
 
 /** The header naming a request's connection; set by the route on the upgrade request (see `Http.ts`). */
 export const connectionHeader = "x-pts-channel-connection"
@@ -22,12 +24,14 @@ export const handlers = WorkerRpcs.toLayer(Effect.gen(function*() {
   const protocol = yield* WorkerProtocol
   const connections = yield* Connections
   const pushes = yield* Pushes
+  const logs = yield* RunLogs
 
-  // The route opened the connection before the rpc server saw it; gone means it is closing.
-  const channelOf = (headers: Headers.Headers): Effect.Effect<Channel> => {
+  // The route opened the connection before the rpc server saw it; gone means it is closing: the worker opens another.
+  const channelOf = (headers: Headers.Headers): Effect.Effect<Channel, ServiceUnavailable> => {
     const channel = connections.find(headers[connectionHeader])
-    return channel === undefined ? Effect.dieMessage("worker channel closed") : Effect.succeed(channel)
+    return channel === undefined ? Effect.fail(new ServiceUnavailable({ error: "worker channel closed; open another" })) : Effect.succeed(channel)
   }
+  const isValidation = (error: unknown): error is ValidationError => error instanceof ValidationError
 
   /** One step for each run, grouped per worker into one statement by `WorkerProtocol`; each answered on its own. */
   const each = (
@@ -43,22 +47,30 @@ export const handlers = WorkerRpcs.toLayer(Effect.gen(function*() {
           : Effect.succeed(Either.left(new RunNotFound({ runId }))), { concurrency: "unbounded" }),
       (results) => ({
         runs: results.flatMap((result) => Either.isRight(result) ? [toRun(result.right)] : []),
-        // As the REST calls answer them (`Http/RunRejections`), under the id the worker sent.
+        // As the REST calls answer them (`Runs/RunWireErrors`), under the id the worker sent.
         rejected: results.flatMap((result, i) => Either.isLeft(result) ? [{ ...rejectedRun(result.left), runId: runIds[i]! }] : [])
       })
     )
 
   return {
+    // Every call is guarded (`Failures`): a database failure behind it is a typed, retryable refusal, never a defect.
     Runs: ({ slots }, { headers }) =>
-      Stream.unwrap(Effect.map(channelOf(headers), (channel) => {
+      guardStream(Stream.unwrap(Effect.map(channelOf(headers), (channel) => {
         connections.grant(channel, slots)
         return pushes(channel)
-      })),
-    Slots: ({ slots }, { headers }) => Effect.map(channelOf(headers), (channel) => connections.grant(channel, slots)),
-    Start: ({ runIds }, { headers }) => Effect.flatMap(channelOf(headers), (channel) => each(channel, runIds, protocol.start)),
-    Heartbeat: ({ runIds }, { headers }) => Effect.flatMap(channelOf(headers), (channel) => each(channel, runIds, protocol.heartbeat)),
+      }))),
+    Slots: ({ slots }, { headers }) => guard(Effect.map(channelOf(headers), (channel) => connections.grant(channel, slots))),
+    Start: ({ runIds }, { headers }) => guard(Effect.flatMap(channelOf(headers), (channel) => each(channel, runIds, protocol.start))),
+    Heartbeat: ({ runIds }, { headers }) => guard(Effect.flatMap(channelOf(headers), (channel) => each(channel, runIds, protocol.heartbeat))),
+    Logs: ({ runId, ...payload }, { headers }) =>
+      guard(
+        Effect.flatMap(channelOf(headers), (channel) =>
+          // A malformed id is no run of this worker's (as a REST path id).
+          isUuid(runId) ? logs.append(channel.worker.workerId, runId.toLowerCase(), payload) : Effect.fail(NotFound.of("run"))),
+        (error): error is NotFound | Conflict => error instanceof NotFound || error instanceof Conflict
+      ),
     Complete: ({ runs }, { headers }) =>
-      Effect.gen(function*() {
+      guard(Effect.gen(function*() {
         const channel = yield* channelOf(headers)
         const seen = new Set<string>()
         for (const [i, item] of runs.entries()) {
@@ -76,6 +88,6 @@ export const handlers = WorkerRpcs.toLayer(Effect.gen(function*() {
           runs: result.ended.map((terminal) => toRun(terminal.run)),
           rejected: [...result.rejected, ...malformed.map((item) => new RunNotFound({ runId: item.runId }))].map(rejectedRun)
         }
-      })
+      }), isValidation)
   }
 }))

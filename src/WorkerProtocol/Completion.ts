@@ -1,14 +1,8 @@
-import type { FaultClass } from "../Domain/Run.js"
+import type { CompletePayload } from "../Contract/WorkerProtocolApi.js"
 import type { Completion } from "../Scheduler/Transitions.js"
 
-/** A worker's report that a run ended, as the REST call and the channel carry it. */
-export interface CompleteRequest {
-  readonly status: "succeeded" | "failed"
-  readonly stdout?: string | undefined
-  readonly stderr?: string | undefined
-  readonly costUsd?: string | undefined
-  readonly faultClass?: FaultClass | undefined
-}
+/** A worker's report that a run ended, as the REST call and the channel carry it (the contract's `CompletePayload`). */
+export type CompleteRequest = typeof CompletePayload.Type
 
 export const shortMessageChars = 500
 export const errorMessageBytes = 64 * 1024
@@ -32,6 +26,11 @@ export const firstBytes = (text: string, max: number): string => {
   return bytes.subarray(0, end).toString("utf8")
 }
 
+// Postgres jsonb holds neither NUL nor unpaired surrogates in its strings: both become U+FFFD.
+const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const storableJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v) => typeof v === "string" ? v.replace(unstorable, "\uFFFD") : v)
+
 /** What the run records of a report: its output cut to the stored sizes, and a failure's fault class. */
 export const completion = (request: CompleteRequest): Completion => {
   const failed = request.status === "failed"
@@ -40,6 +39,8 @@ export const completion = (request: CompleteRequest): Completion => {
     shortMessage: request.stdout === undefined ? null : firstChars(clean(request.stdout), shortMessageChars),
     errorMessage: failed && request.stderr !== undefined ? firstBytes(clean(request.stderr), errorMessageBytes) : null,
     costUsd: request.costUsd ?? null,
-    faultClass: failed ? request.faultClass ?? "client" : "none"
+    faultClass: failed ? request.faultClass ?? "client" : "none",
+    output: request.output === undefined ? null : storableJson(request.output),
+    retryable: request.retryable ?? true
   }
 }

@@ -1,18 +1,23 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { RunRow } from "../Domain/Run.js"
-import { Supervisor } from "../Scheduler/Supervisor.js"
-import { toMillis } from "../Domain/Time.js"
+import * as Option from "effect/Option"
+import { Readiness } from "../Health/Readiness.js"
+import type { PolledRow, RunRow } from "../Contract/Domain/Run.js"
+import { Supervisor } from "../Scheduler/Supervision.js"
+import { toMillis } from "../Db/Time.js"
 import * as Grouped from "../Concurrency/Grouped.js"
 import type { RunRejection } from "../Scheduler/RunRejection.js"
-import type { PolledRow } from "../Domain/Run.js"
 import { type Terminal, Transitions } from "../Scheduler/Transitions.js"
-import { Wakeups } from "../Scheduler/Wakeups.js"
+import { Wakeups } from "../Scheduler/Dispatch.js"
 import { hotSpan } from "../Config/Tracing.js"
 import { type CompleteRequest, completion } from "./Completion.js"
 
 export interface PollOptions {
-  /** Seconds to wait for an assignment when there is none yet (0..30). */
+  /**
+   * Seconds to wait for an assignment when there is none yet (0..30 over
+   * REST); `Infinity` waits until handed a run or woken (the worker channel,
+   * whose connection is the deadline).
+   */
   readonly wait: number
   /** Claim the runs in the same call (the fast-worker extension). */
   readonly claim: boolean
@@ -57,6 +62,10 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
     const transitions = yield* Transitions
     const supervisor = yield* Supervisor
     const wakeups = yield* Wakeups
+    // Where the host signals its shutdown (the service does; a test or an
+    // embedding program may not): waiting polls then answer at once.
+    const readiness = yield* Effect.serviceOption(Readiness)
+    if (Option.isSome(readiness)) yield* Effect.forkScoped(Effect.zipRight(readiness.value.whenDraining, wakeups.drain))
 
     const watch = (row: RunRow) => row.deadline_at === null ? Effect.void : supervisor.watch(row.id, toMillis(row.deadline_at))
 
@@ -77,7 +86,8 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
         if (offer === undefined) return undefined
         // However this ends, nothing may be handed to the offer afterwards.
         yield* Effect.addFinalizer(() => wakeups.abandon(offer))
-        yield* Effect.forkScoped(Effect.zipRight(Effect.sleep(remaining), wakeups.finishOffer(offer)))
+        // No deadline (a channel's wait): no timer fiber either, the waiting fiber is the only one.
+        if (Number.isFinite(remaining)) yield* Effect.forkScoped(Effect.zipRight(Effect.sleep(remaining), wakeups.finishOffer(offer)))
         const handed = yield* wakeups.awaitOffer(offer)
         const ours = options.start === true && handed.length > 0 ? yield* started(workerId, handed) : handed
         return ours.length > 0 ? ours : undefined
@@ -93,7 +103,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
         const byId = new Map(moved.map((row) => [row.id, row]))
         return handed.flatMap((row) => {
           const now = byId.get(row.id)
-          return now === undefined ? [] : [{ ...now, trigger_name: row.trigger_name, trigger_input: row.trigger_input }]
+          return now === undefined ? [] : [{ ...now, trigger_name: row.trigger_name, trigger_input: row.trigger_input, trigger_command: row.trigger_command }]
         })
       })
 
@@ -101,11 +111,11 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
     const listOrWait = (workerId: string, _environmentId: string, _options: PollOptions, until: number) =>
       Effect.scoped(Effect.gen(function*() {
         // Subscribe before looking, so an assignment in between still wakes us.
-        const assigned = yield* wakeups.subscribe(workerId)
+        const assigned = yield* wakeups.subscribe(workerId, { poll: true })
         const rows = yield* transitions.assignedTo(workerId, pollPageSize)
         const remaining = until - (yield* Clock.currentTimeMillis)
         if (rows.length > 0 || remaining <= 0) return rows
-        yield* assigned.pipe(Effect.timeoutOption(remaining))
+        yield* Number.isFinite(remaining) ? Effect.timeoutOption(assigned, remaining) : assigned
         return undefined
       }))
 
@@ -125,7 +135,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
         // A poll is a good moment to hand out the environment's queued runs.
         yield* supervisor.assignAndWatch(environmentId)
         const pending = options.wait > 0 ? yield* transitions.cancelRequestedOf(workerId) : undefined
-        const wait = pending !== undefined && pending.length > 0 ? 0 : options.wait
+        const wait = (pending !== undefined && pending.length > 0) || wakeups.isDraining() ? 0 : options.wait
         const until = (yield* Clock.currentTimeMillis) + wait * 1000
         while (true) {
           const since = wakeups.generationOf(workerId)
@@ -142,7 +152,8 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
           if (wakeups.generationOf(workerId) === since && (yield* Clock.currentTimeMillis) >= until) return { runs: [], cancelRequested: [] }
           // Woken with nothing to hand out: perhaps by a cancel request.
           const cancelRequested = yield* transitions.cancelRequestedOf(workerId)
-          if (cancelRequested.length > 0) return { runs: [], cancelRequested }
+          // Or by the instance stopping: it answers now, not after the wait.
+          if (cancelRequested.length > 0 || wakeups.isDraining()) return { runs: [], cancelRequested }
         }
       }).pipe(hotSpan("WorkerProtocol.poll"), Effect.annotateLogs({ workerId }))
 
@@ -171,12 +182,19 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
     const heartbeat = (workerId: string, runId: string): Effect.Effect<RunRow, RunRejection> =>
       step(workerId, runId, "heartbeat")
 
-    /** After runs ended here: their fibers have nothing left to do, and their retries need a worker. */
+    /**
+     * After runs ended here: their fibers have nothing left to do, their
+     * retries need a worker, and the places held under concurrency limits
+     * are free for runs waiting on them (docs/flow-control.md).
+     */
     const ended = (terminals: ReadonlyArray<Terminal>) =>
       Effect.gen(function*() {
         for (const terminal of terminals) yield* supervisor.release(terminal.run.id)
-        const retried = new Set(terminals.flatMap((t) => t.retry === undefined ? [] : [t.retry.environment_id]))
-        for (const environmentId of retried) yield* supervisor.assignAndWatch(environmentId)
+        const again = new Set(terminals.flatMap((t) => [
+          ...(t.retry === undefined ? [] : [t.retry.environment_id]),
+          ...(t.run.flow_limited === true ? [t.run.environment_id] : [])
+        ]))
+        for (const environmentId of again) yield* supervisor.assignAndWatch(environmentId)
       })
 
     /** Several completes in one statement (`POST /workers/{id}/runs/complete`); each run is accepted or rejected on its own. */

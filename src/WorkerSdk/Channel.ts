@@ -6,7 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import { channelPath, serialization, WorkerRpcs } from "../WorkerChannel/Rpcs.js"
+import { channelPath, serialization, WorkerRpcs } from "../Contract/WorkerChannelRpcs.js"
 
 /** The socket a WebSocket constructor answers (`globalThis.WebSocket` where the runtime has one). */
 export type WebSocketLike = ReturnType<typeof Socket.WebSocketConstructor.Service>

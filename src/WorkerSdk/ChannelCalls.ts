@@ -1,23 +1,25 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { Conflict, NotFound } from "../Domain/Errors.js"
-import type { Run } from "../Domain/Run.js"
-import { maxBatch, type StepAnswer } from "../WorkerChannel/Rpcs.js"
+import { Conflict, NotFound } from "../Contract/Domain/ApiErrors.js"
+import type { Run } from "../Contract/Domain/Run.js"
+import { maxBatch, type StepAnswer } from "../Contract/WorkerChannelRpcs.js"
 import * as Batcher from "./Batcher.js"
 import type { CompletePayload, WorkerCalls } from "./Calls.js"
 import type { ChannelLink } from "./ChannelLink.js"
+import { CallDefect } from "./Transient.js"
 
 type Answer = typeof StepAnswer.Type
 
 /** Each run's outcome in a batched answer: its run, or the REST error its refusal stands for. */
-const outcomes = (runIds: ReadonlyArray<string>, answer: Answer): ReadonlyArray<Effect.Effect<{ readonly run: typeof Run.Type }, NotFound | Conflict>> => {
+const outcomes = (runIds: ReadonlyArray<string>, answer: Answer): ReadonlyArray<Effect.Effect<{ readonly run: typeof Run.Type }, NotFound | Conflict | CallDefect>> => {
   const moved = new Map(answer.runs.map((run) => [run.id, run]))
   const refused = new Map(answer.rejected.map((why) => [why.runId, why]))
   return runIds.map((runId) => {
     const run = moved.get(runId)
     if (run !== undefined) return Effect.succeed({ run })
     const why = refused.get(runId)
-    if (why === undefined) return Effect.dieMessage(`the channel answered nothing for run ${runId}`)
+    // Retried as transient, as any other failure of the call.
+    if (why === undefined) return Effect.fail(new CallDefect({ defect: `the channel answered nothing for run ${runId}` }))
     return Effect.fail(why.status === 404 ? new NotFound({ error: why.error }) : new Conflict({ error: why.error }))
   })
 }
@@ -26,7 +28,8 @@ const outcomes = (runIds: ReadonlyArray<string>, answer: Answer): ReadonlyArray<
  * The run steps over the channel: the calls of one step that come together
  * (heartbeats of several runs, the completes of a burst) go out as one
  * request, answered per run. A run started by the channel's push needs no
- * claim; `claim` is there for the interface and refuses.
+ * claim; `claim` is there for the interface and refuses. A run's log lines go as
+ * their own message, batched per run by `RunLog`.
  */
 export const make = (link: ChannelLink): Effect.Effect<WorkerCalls, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -43,6 +46,7 @@ export const make = (link: ChannelLink): Effect.Effect<WorkerCalls, never, Scope
       claim: (runId) => Effect.fail(new Conflict({ error: `run ${runId} came over the channel already claimed` })),
       start: starts,
       heartbeat: heartbeats,
-      complete: (runId, payload) => completes({ runId, payload })
+      complete: (runId, payload) => completes({ runId, payload }),
+      logs: (runId, payload) => link.use((client) => client.Logs({ runId, ...payload }))
     }
   })

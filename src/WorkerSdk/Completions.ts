@@ -7,7 +7,7 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { PipelineClient } from "../Client.js"
-import { ValidationError } from "../Domain/Errors.js"
+import { ValidationError } from "../Contract/Domain/ApiErrors.js"
 import { fatalUnauthorized, WorkerUnauthorized } from "./Errors.js"
 import { describe, retryTransient } from "./Transient.js"
 

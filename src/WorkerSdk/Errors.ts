@@ -1,6 +1,6 @@
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { Unauthorized } from "../Domain/Errors.js"
+import { Unauthorized } from "../Contract/Domain/ApiErrors.js"
 
 /**
  * The worker's own failures. Transient server errors (5xx, 503, network) are
@@ -16,6 +16,14 @@ export class WorkerUnauthorized extends Data.TaggedError("WorkerUnauthorized")<{
 
 /** The `wrk_` registration token was refused: unknown, or already used. */
 export class WorkerRegistrationError extends Data.TaggedError("WorkerRegistrationError")<{ readonly message: string }> {}
+
+/**
+ * A handler's failure that no retry will fix (bad input, a missing secret):
+ * fail the handler with it and the run completes `failed` with
+ * `retryable: false`, so the service makes no retry whatever the trigger's
+ * `maxRetries`. Any other failure leaves retrying to the trigger's policy.
+ */
+export class NonRetryable extends Data.TaggedError("NonRetryable")<{ readonly message: string }> {}
 
 export type WorkerError = WorkerConfigError | WorkerUnauthorized | WorkerRegistrationError
 

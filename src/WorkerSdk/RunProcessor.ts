@@ -4,13 +4,20 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import { costPattern } from "../Domain/Decimal.js"
-import { Conflict, NotFound } from "../Domain/Errors.js"
+import * as Schema from "effect/Schema"
+import { RunOutput } from "../Contract/Domain/Run.js"
+import { costPattern } from "../Contract/Domain/Decimal.js"
+import { Conflict, NotFound } from "../Contract/Domain/ApiErrors.js"
 import type { CompletePayload, WorkerCalls } from "./Calls.js"
 import type { Completions } from "./Completions.js"
-import { fatalUnauthorized, WorkerUnauthorized } from "./Errors.js"
+import { fatalUnauthorized, NonRetryable, WorkerUnauthorized } from "./Errors.js"
 import { describe, retryTransient } from "./Transient.js"
 import type { RunResult, WorkerOptions, WorkerRun } from "./Types.js"
+import * as RunLogShipping from "./RunLog.js"
+import { RunLog, type RunLogShipper } from "./RunLog.js"
+
+/** How long a run's unsent log lines may hold up its complete. */
+const logFlushTimeout = "10 seconds"
 
 /**
  * One run on the worker's side: claim (unless the poll claimed it), start,
@@ -30,6 +37,8 @@ const firstBytes = (text: string, max: number): string => {
   while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
   return bytes.subarray(0, end).toString("utf8")
 }
+
+const isOutput = Schema.is(RunOutput)
 
 /** How one run ended on this side, before the `complete` call. */
 type Outcome =
@@ -101,26 +110,34 @@ export const makeRunProcessor = <E, R>(
   run: WorkerRun,
   /** Completes when the worker's poll reports a cancel request for this run (the heartbeat reports it too). */
   cancelRequested: Effect.Effect<void> = Effect.never
-): Effect.Effect<void, WorkerUnauthorized, R> => {
+): Effect.Effect<void, WorkerUnauthorized, Exclude<R, RunLog>> => {
   // At shutdown a run completes on its own with a short retry schedule, never waiting behind a batch.
-  const complete = (result: RunResult, retries?: Schedule.Schedule<unknown, unknown>) => {
+  /** `recorded`: the status the service gives the run, when it is not the result's (a cancel is recorded `cancelled`). */
+  const complete = (result: RunResult, retries?: Schedule.Schedule<unknown, unknown>, recorded: string = result.status) => {
     // A malformed cost would fail the request's encoding, and so the whole
     // result: it is left out (and said so), the rest is recorded.
     const cost = result.costUsd !== undefined && costPattern.test(result.costUsd) ? result.costUsd : undefined
+    // So is an output that is no JSON value of at most 1 MiB.
+    const output = result.output !== undefined && isOutput(result.output) ? result.output : undefined
     const payload: CompletePayload = {
       status: result.status,
       ...(result.stdout !== undefined ? { stdout: firstChars(result.stdout, stdoutChars) } : {}),
       ...(result.stderr !== undefined ? { stderr: firstBytes(result.stderr, stderrBytes) } : {}),
       ...(cost !== undefined ? { costUsd: cost } : {}),
-      ...(result.status === "failed" ? { faultClass: result.faultClass ?? "client" } : {})
+      ...(result.status === "failed" ? { faultClass: result.faultClass ?? "client" } : {}),
+      ...(output !== undefined ? { output } : {}),
+      ...(result.status === "failed" && result.retryable === false ? { retryable: false } : {})
     }
-    const warned = cost === result.costUsd
-      ? Effect.void
-      : Effect.logWarning("costUsd left out: not a decimal string with up to 12 integer and 8 fraction digits")
+    const warned = Effect.zipRight(
+      cost === result.costUsd
+        ? Effect.void
+        : Effect.logWarning("costUsd left out: not a decimal string with up to 12 integer and 8 fraction digits"),
+      output === result.output ? Effect.void : Effect.logWarning("output left out: not a JSON value of at most 1 MiB")
+    )
     const sent = Effect.zipRight(warned, completions !== undefined && retries === undefined
       ? completions.complete(run.id, payload)
       : transition(calls.complete(run.id, payload), "completing the run", retries ?? completeRetries(schedule)))
-    return Effect.tap(sent, (done) => done ? Effect.logInfo("run completed").pipe(Effect.annotateLogs({ status: result.status })) : Effect.void)
+    return Effect.tap(sent, (done) => done ? Effect.logInfo("run completed").pipe(Effect.annotateLogs({ status: recorded })) : Effect.void)
   }
 
   const heartbeatEvery = Duration.millis(Math.max(500, run.trigger.heartbeatTimeoutSeconds * 1000 * fraction))
@@ -145,8 +162,9 @@ export const makeRunProcessor = <E, R>(
     Effect.forever
   )
 
-  const execute: Effect.Effect<Outcome, WorkerUnauthorized, R> = Effect.raceFirst(
+  const execute = (log: RunLogShipper): Effect.Effect<Outcome, WorkerUnauthorized, Exclude<R, RunLog>> => Effect.raceFirst(
     options.handler(run).pipe(
+      Effect.provideService(RunLog, log.log),
       Effect.map((result): Outcome => ({ _tag: "Done", result })),
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
@@ -156,7 +174,9 @@ export const makeRunProcessor = <E, R>(
             result: {
               status: "failed",
               stderr: messageOf(cause),
-              faultClass: Option.isSome(Cause.failureOption(cause)) ? "client" : "infra"
+              faultClass: Option.isSome(Cause.failureOption(cause)) ? "client" : "infra",
+              // A handler that fails with `NonRetryable` ends the run's lineage: no retry will fix it.
+              retryable: !Option.exists(Cause.failureOption(cause), (error) => error instanceof NonRetryable)
             }
           })
       ),
@@ -201,7 +221,11 @@ export const makeRunProcessor = <E, R>(
       }
       if (!startedExit.value) return
       yield* Effect.logInfo("run started")
-      const outcome = yield* restore(execute).pipe(Effect.exit)
+      const log = yield* RunLogShipping.make(calls, run.id, schedule)
+      const outcome = yield* restore(execute(log)).pipe(Effect.exit)
+      // The lines written reach the service before the run ends there (it refuses lines of an ended run).
+      // Not at shutdown: an interrupted worker goes straight on to complete the run.
+      yield* restore(log.flush.pipe(Effect.timeoutOption(logFlushTimeout))).pipe(Effect.exit)
       if (Exit.isFailure(outcome)) {
         if (!Cause.isInterruptedOnly(outcome.cause)) return yield* Effect.failCause(outcome.cause)
         yield* complete(shutdownFailure, shutdownRetries)
@@ -213,7 +237,8 @@ export const makeRunProcessor = <E, R>(
           return
         case "Cancelled":
           yield* Effect.logInfo("cancel requested: handler interrupted")
-          yield* complete(cancelledResult)
+          // The service records any complete after a cancel request as cancelled: the log says so, not "failed".
+          yield* complete(cancelledResult, undefined, "cancelled")
           return
         case "Lost":
           return yield* Effect.logWarning("the service ended the run before it finished (timed out or cancelled); result dropped")
@@ -223,5 +248,5 @@ export const makeRunProcessor = <E, R>(
           )
       }
     })
-  ).pipe(Effect.annotateLogs({ runId: run.id, triggerId: run.triggerId }))
+  ).pipe(Effect.scoped, Effect.annotateLogs({ runId: run.id, triggerId: run.triggerId }))
 }

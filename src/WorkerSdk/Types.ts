@@ -2,22 +2,22 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import type * as Schedule from "effect/Schedule"
-import type { PolledRun } from "../WorkerProtocol/Api.js"
+import type * as Schema from "effect/Schema"
+import type { CompletePayload, PolledRun } from "../Contract/WorkerProtocolApi.js"
 import type { WebSocketFactory } from "./Channel.js"
 
 /** A run as the worker receives it, with its trigger's name, input and timeouts. */
 export type WorkerRun = typeof PolledRun.Type
 
-/** What a handler reports for a run; sent as the `complete` call. */
-export interface RunResult {
-  readonly status: "succeeded" | "failed"
-  readonly stdout?: string | undefined
-  readonly stderr?: string | undefined
-  /** Decimal string, e.g. `"0.0123"`. */
-  readonly costUsd?: string | undefined
-  /** For failed runs: whose fault it was (default `client`). */
-  readonly faultClass?: "infra" | "client" | undefined
-}
+/**
+ * What a handler reports for a run; sent as the `complete` call, so it is
+ * the contract's `CompletePayload`: `status`, `stdout`, `stderr`, `costUsd`
+ * (a decimal string, e.g. `"0.0123"`), for failed runs, `faultClass`
+ * (whose fault it was; default `client`), and `output`: the run's structured
+ * result, any JSON up to 1 MiB (`GET /runs/{id}` returns it); `retryable` false: no retry
+ * will fix it, so the service makes none (see also `NonRetryable`).
+ */
+export interface RunResult extends Schema.Schema.Type<typeof CompletePayload> {}
 
 export interface WorkerCredentials {
   readonly workerId: string
@@ -37,7 +37,11 @@ export interface WorkerOptions<E, R> {
   readonly onRegistered?: ((credentials: WorkerCredentials) => Effect.Effect<void>) | undefined
   /** Runs executed at the same time. Default 1. */
   readonly concurrency?: number | undefined
-  /** Executes one run. Interrupted when the run's `timeoutSeconds` passes or the service ends it. */
+  /**
+   * Executes one run. Interrupted when the run's `timeoutSeconds` passes or the service ends it.
+   * `RunLog` is provided to it: what it writes there (`RunLog.info`, `RunLog.error`) is the run's log,
+   * streamed while it runs and sent in full before the run completes.
+   */
   readonly handler: (run: WorkerRun) => Effect.Effect<RunResult, E, R>
   /** Long-poll wait, 0..30 seconds. Default 30. */
   readonly pollWaitSeconds?: number | undefined
@@ -63,6 +67,6 @@ export interface WorkerOptions<E, R> {
    * without this the worker uses REST there.
    */
   readonly webSocket?: WebSocketFactory | undefined
-  /** Delays between retries of transient failures. Default: exponential from 250 ms, capped at 30 s, forever. */
+  /** Delays between retries of transient failures. Default: exponential from 250 ms, jittered, capped at 2 s, forever. */
   readonly retrySchedule?: Schedule.Schedule<unknown, unknown> | undefined
 }

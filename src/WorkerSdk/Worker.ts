@@ -1,4 +1,5 @@
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -7,7 +8,7 @@ import type * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { makeClient } from "../Client.js"
-import { NotFound } from "../Domain/Errors.js"
+import { NotFound } from "../Contract/Domain/ApiErrors.js"
 import { awaitService, register, validateBaseUrl } from "./Connect.js"
 import { fatalUnauthorized, WorkerConfigError, type WorkerError, type WorkerRegistrationError, WorkerUnauthorized } from "./Errors.js"
 import * as Calls from "./Calls.js"
@@ -17,7 +18,8 @@ import * as ChannelLink from "./ChannelLink.js"
 import * as Completions from "./Completions.js"
 import * as Batcher from "./Batcher.js"
 import type { WorkerRun } from "./Types.js"
-import { channelHeader, channelPath } from "../WorkerChannel/Rpcs.js"
+import type { RunLog } from "./RunLog.js"
+import { channelHeader, channelPath } from "../Contract/WorkerChannelRpcs.js"
 import { completeRetries, makeRunProcessor, transition } from "./RunProcessor.js"
 import * as Redacted from "effect/Redacted"
 import { defaultRetrySchedule, describe, retryTransient } from "./Transient.js"
@@ -46,7 +48,7 @@ import type { WorkerCredentials, WorkerOptions } from "./Types.js"
  * pushed over it instead of polled, and the steps go over it batched; see
  * `transport`. The rules above are the same either way.
  */
-export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<never, WorkerError, HttpClient.HttpClient | R> =>
+export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<never, WorkerError, HttpClient.HttpClient | Exclude<R, RunLog>> =>
   Effect.gen(function*() {
     const schedule = options.retrySchedule ?? defaultRetrySchedule
     const url = yield* validateBaseUrl(options.baseUrl)
@@ -63,7 +65,10 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
 
     // The channel (when used) and the batched completes are made before the
     // in-flight set, so at shutdown they stop after the last run has completed through them.
-    const link = useChannel === undefined ? undefined : yield* ChannelLink.make(url, credentials.token, useChannel, schedule)
+    const link = useChannel === undefined
+      ? undefined
+      : yield* ChannelLink.make(url, credentials.token, useChannel, schedule,
+        Effect.provideService(checkToken(url, credentials.token, schedule), HttpClient.HttpClient, yield* HttpClient.HttpClient))
     const calls = link === undefined ? Calls.rest(client, workerId) : yield* ChannelCalls.make(link)
     const completions = link === undefined && options.claimOnPoll === true
       ? yield* Completions.make(client, workerId, completeRetries(schedule), (runId, payload) =>
@@ -72,12 +77,14 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
 
     const active = yield* SubscriptionRef.make(0)
     const inFlight = yield* FiberSet.make<void, WorkerUnauthorized>()
+    // Set when the token was refused: nothing in flight can be reported any more, so there is no grace to give.
+    let revoked = false
     // Added after the FiberSet, so it runs first when the scope closes: in-flight
     // runs get the grace period before the FiberSet interrupts what remains.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         const running = yield* FiberSet.size(inFlight)
-        if (running === 0) return
+        if (running === 0 || revoked) return
         yield* Effect.logInfo("shutting down: waiting for in-flight runs").pipe(
           Effect.annotateLogs({ runs: running, graceMillis: Duration.toMillis(grace) })
         )
@@ -86,6 +93,11 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
         if (drained._tag === "None") yield* Effect.logWarning("grace period over: failing the runs still in flight")
       })
     )
+
+    const markRevoked = (error: unknown) =>
+      Effect.sync(() => {
+        if (error instanceof WorkerUnauthorized) revoked = true
+      })
 
     const processRun = makeRunProcessor(calls, options, fraction, schedule, completions)
     // In-flight runs by id: a poll naming one in `cancelRequested` interrupts its handler.
@@ -106,17 +118,23 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
         schedule
       ).pipe(
         fatalUnauthorized,
-        Effect.catchAll((error): Effect.Effect<never, WorkerConfigError | WorkerUnauthorized> =>
-          error instanceof WorkerUnauthorized ? Effect.fail(error) : Effect.fail(new WorkerConfigError({
-            message: error instanceof NotFound
-              ? `worker ${workerId} does not belong to this token (404 on poll): check the worker id`
-              : `polling failed: ${describe(error)}`
-          }))
-        )
+        // Only a refused token or a worker id that is not the token's stops the worker; any other
+        // answer (or a retry schedule that gave up) is logged and the poll goes out again.
+        Effect.catchAll((error): Effect.Effect<{ readonly cancelRequested: ReadonlyArray<string>; readonly runs: ReadonlyArray<WorkerRun> }, WorkerConfigError | WorkerUnauthorized> => {
+          if (error instanceof WorkerUnauthorized) return Effect.fail(error)
+          if (error instanceof NotFound) {
+            return Effect.fail(new WorkerConfigError({ message: `worker ${workerId} does not belong to this token (404 on poll): check the worker id` }))
+          }
+          return Effect.as(
+            Effect.zipRight(Effect.logWarning("polling failed; polling again").pipe(Effect.annotateLogs({ reason: describe(error) })), Effect.sleep("1 second")),
+            { cancelRequested: [], runs: [] }
+          )
+        })
       )
       yield* cancelRuns(cancelRequested)
-      // Unclaimed runs beyond the free slots stay assigned and come back on a later poll.
-      for (const run of runs.slice(0, free)) yield* startRun(run)
+      // Unclaimed runs beyond the free slots stay assigned and come back on a later poll. A run
+      // this worker is already claiming is still assigned, so a poll answers it again: it is ours already.
+      for (const run of runs.filter((run) => !cancels.has(run.id)).slice(0, free)) yield* startRun(run)
     })
 
     const cancelRuns = (runIds: ReadonlyArray<string>) =>
@@ -133,6 +151,9 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
         yield* FiberSet.run(
           inFlight,
           processRun(run, Deferred.await(signal)).pipe(
+            // A defect in the worker's own code is this run's problem, not the worker's: the service's
+            // supervision times the run out if it was never completed.
+            Effect.catchAllDefect((defect) => Effect.logError("run processing died; the run is left to the service", Cause.die(defect))),
             Effect.ensuring(Effect.zipRight(
               Effect.sync(() => cancels.delete(run.id)),
               Effect.zipRight(SubscriptionRef.update(active, (n) => n - 1), finished)
@@ -143,11 +164,11 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
 
     if (link !== undefined) {
       yield* Effect.logInfo("worker taking runs over the channel").pipe(Effect.annotateLogs({ workerId, concurrency }))
-      const pushes = channelPushes(link, concurrency, active, startRun, cancelRuns, () => checkToken(url, credentials.token, schedule))
+      const pushes = channelPushes(link, concurrency, active, startRun, cancelRuns)
       return yield* Effect.raceFirst(
         pushes.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down: stopped taking runs"))),
         FiberSet.join(inFlight).pipe(Effect.zipRight(Effect.never))
-      )
+      ).pipe(Effect.tapError(markRevoked))
     }
 
     yield* Effect.logInfo("worker polling for runs").pipe(Effect.annotateLogs({ workerId, concurrency }))
@@ -155,7 +176,7 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
       Effect.onInterrupt(() => Effect.logInfo("shutting down: stopped polling"))
     )
     // A run fiber failing (a refused token mid-run) stops the worker as well.
-    return yield* Effect.raceFirst(pollLoop, FiberSet.join(inFlight).pipe(Effect.zipRight(Effect.never)))
+    return yield* Effect.raceFirst(pollLoop, FiberSet.join(inFlight).pipe(Effect.zipRight(Effect.never))).pipe(Effect.tapError(markRevoked))
   }).pipe(Effect.scoped)
 
 const resolveCredentials = <E, R>(
@@ -214,8 +235,10 @@ const chooseChannel = <E, R>(
 /**
  * Takes the runs the channel pushes: subscribes with the free slots, grants
  * a slot back each time a run ends (batched: one `Slots` per round trip), and
- * after the subscription ends (the connection dropped) subscribes again on
- * the next connection with the slots then free. A run pushed while the
+ * after the subscription ends (the connection dropped, or the service could
+ * not serve it: any failure, typed or not) subscribes again on the next
+ * connection with the slots then free. Only a refused token ends it (the link
+ * checks the token before each new connection). A run pushed while the
  * worker is full (never, unless the count was off) still runs: it is already started.
  */
 const channelPushes = <R>(
@@ -224,9 +247,8 @@ const channelPushes = <R>(
   active: SubscriptionRef.SubscriptionRef<number>,
   /** Starts a pushed run; `finished` runs when it ends. */
   startRun: (run: WorkerRun, finished: Effect.Effect<void>) => Effect.Effect<void, never, R>,
-  cancelRuns: (runIds: ReadonlyArray<string>) => Effect.Effect<void>,
-  checkToken: () => Effect.Effect<void, WorkerUnauthorized, HttpClient.HttpClient>
-): Effect.Effect<never, WorkerUnauthorized, HttpClient.HttpClient | R> =>
+  cancelRuns: (runIds: ReadonlyArray<string>) => Effect.Effect<void>
+): Effect.Effect<never, WorkerUnauthorized, R> =>
   Effect.gen(function*() {
     // Each subscription counts the slots free when it starts; a run ending
     // while one is open gives its slot back to it (whichever subscription the
@@ -236,7 +258,7 @@ const channelPushes = <R>(
     const grant = yield* Batcher.make(100, (slots: ReadonlyArray<void>) =>
       link.use((client) => client.Slots({ slots: slots.length })).pipe(
         Effect.as(slots.map(() => Effect.void)),
-        Effect.orElseSucceed(() => slots.map(() => Effect.void))
+        Effect.catchAllCause(() => Effect.succeed(slots.map(() => Effect.void)))
       ))
     const giveBack = Effect.suspend(() => subscribed ? Effect.forkIn(grant(undefined), scope) : Effect.void).pipe(Effect.asVoid)
 
@@ -252,13 +274,13 @@ const channelPushes = <R>(
             cancelRuns(event.cancelRequested),
             Effect.forEach(event.runs, (run) => startRun(run, giveBack), { discard: true })
           )),
-        Effect.either
+        // Whatever ended the subscription (a defect included), the worker subscribes again.
+        Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.succeed(cause))
       )
       subscribed = false
       yield* link.broken(client)
-      if (ended._tag === "Left") {
-        yield* Effect.logWarning("worker channel dropped; reconnecting").pipe(Effect.annotateLogs({ reason: describe(ended.left) }))
+      if (ended !== undefined) {
+        yield* Effect.logWarning("worker channel dropped; reconnecting").pipe(Effect.annotateLogs({ reason: describe(Cause.squash(ended)) }))
       }
-      yield* checkToken()
     }
   }).pipe(Effect.scoped)

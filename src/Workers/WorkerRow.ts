@@ -1,6 +1,6 @@
 import * as Schema from "effect/Schema"
-import { rowsAreValid } from "../Domain/Rows.js"
-import { Worker, WorkerStatus } from "./Api.js"
+import { rowsAreValid } from "../Db/Rows.js"
+import { Worker, WorkerStatus } from "../Contract/WorkersApi.js"
 
 /** A `workers` row with its status derived in SQL (see `WorkersRepo`), decoded into the API's `Worker`. */
 export const WorkerRow = Schema.Struct({

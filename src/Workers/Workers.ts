@@ -2,12 +2,12 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AuditLog } from "../Audit/AuditLog.js"
-import { CurrentActor } from "../Auth/Security.js"
+import { CurrentActor } from "../Contract/Security.js"
 import { uuidv7 } from "../Crypto/Ids.js"
 import { generate, sha256 } from "../Crypto/Tokens.js"
 import { WorkspaceNotFound } from "../Tenancy/TenancyErrors.js"
 import { InvalidRegistrationToken, WorkerNotFound } from "./WorkerErrors.js"
-import { decodeCursor, defaultLimit, page } from "../Domain/Pagination.js"
+import { decodeCursor, defaultLimit, page } from "../Db/Pagination.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { type WorkerStatus, WorkersRepo } from "./WorkersRepo.js"
 import { workerRevokedChannel } from "../Auth/WorkerTokenTrust.js"
@@ -139,7 +139,7 @@ export class Workers extends Effect.Service<Workers>()("Workers/Workers", {
      * `workerRevokedChannel` in the same transaction: from its commit the
      * token is refused by the verifying statement, and every instance drops
      * it from its trust cache. Moving its runs is the scheduler's part
-     * (`Scheduler/Revocation`). Answers the revoked worker.
+     * (`Scheduler/Supervision`). Answers the revoked worker.
      */
     const revoke = Effect.fn("Workers.revoke")(function*(workspaceId: string, workerId: string) {
       const found = yield* administered(workspaceId, workerId)

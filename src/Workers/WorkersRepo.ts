@@ -5,9 +5,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Tuning } from "../Config/Tuning.js"
-import { nowIso } from "../Domain/Time.js"
+import { nowIso } from "../Db/Time.js"
 import { workerOnline } from "../RunStore/Placement.js"
-import { type Worker, WorkerStatus as Status } from "./Api.js"
+import { type Worker, WorkerStatus as Status } from "../Contract/WorkersApi.js"
 import { WorkerRow } from "./WorkerRow.js"
 
 export type WorkerStatus = Worker["status"]

@@ -5,9 +5,9 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import { ChannelEnabled } from "../../src/WorkerChannel/Config.js"
+import { ChannelEnabled } from "../../src/WorkerChannel/ChannelConfig.js"
 import type { WebSocketFactory } from "../../src/WorkerSdk/Channel.js"
-import { runWorker } from "../../src/WorkerSdk/index.js"
+import { runWorker } from "../../src/WorkerSdk/WorkerSdk.js"
 import { createTrigger, registerWorker, setupEnvironment } from "../support/Fixtures.js"
 import { call, layer } from "../support/TestApp.js"
 import { fetchLayer, isTerminal, requestRun, serverUrl, waitForRun } from "../sdk/support.js"
@@ -41,6 +41,35 @@ const recording = (dropAnswersAfter?: (sent: string) => boolean) => {
     return socket
   }
   return { factory, sockets }
+}
+
+/**
+ * The `ws` client, where the first socket receives a connection-wide `Defect`
+ * message (what @effect/rpc sends for a handler's defect, as the service once
+ * did for a database failure) right after the worker sends `trigger`.
+ */
+const defectAfter = (trigger: string) => {
+  let injected = false
+  const factory: WebSocketFactory = (url, options) => {
+    const socket: any = nodeWebSocket(url, options)
+    const listeners: Array<(event: any) => void> = []
+    const add = socket.addEventListener.bind(socket)
+    socket.addEventListener = (type: string, listener: (event: any) => void, ...rest: Array<unknown>) => {
+      if (type === "message") listeners.push(listener)
+      return add(type, listener, ...rest)
+    }
+    const send = socket.send.bind(socket)
+    socket.send = (data: unknown, ...rest: Array<unknown>) => {
+      send(data, ...rest)
+      if (!injected && String(data).includes(trigger)) {
+        injected = true
+        const defect = JSON.stringify({ _tag: "Defect", defect: { name: "SqlError", message: "Failed to execute statement" } })
+        setTimeout(() => listeners.forEach((listener) => listener({ data: defect })), 10)
+      }
+    }
+    return socket
+  }
+  return { factory, injected: () => injected }
 }
 
 withLayer(layer(), { excludeTestServices: true })("worker SDK over the channel", (it) => {
@@ -132,6 +161,63 @@ withLayer(layer(), { excludeTestServices: true })("worker SDK over the channel",
       expect(yield* Ref.get(handled)).toBe(2)
       yield* Fiber.interrupt(worker)
     }), 30_000)
+})
+
+withLayer(layer(), { excludeTestServices: true })("worker SDK: failures and refusals", (it) => {
+  it.effect("a defect sent over the channel (as for a database failure) does not stop the worker: it reconnects and completes its runs", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const baseUrl = yield* serverUrl
+      const trigger = yield* createTrigger(env, { name: "defect", heartbeatTimeoutSeconds: 5 })
+      const { token, workerId } = yield* registerWorker(env)
+      const { factory, injected } = defectAfter("\"Heartbeat\"")
+      const worker = yield* runWorker({
+        baseUrl,
+        credentials: { workerId, token: Redacted.make(token) },
+        transport: "channel",
+        webSocket: factory,
+        heartbeatFraction: 0.1,
+        handler: (run) => Effect.as(Effect.sleep("1500 millis"), { status: "succeeded" as const, stdout: `after ${run.id}` })
+      }).pipe(Effect.provide(fetchLayer), Effect.fork)
+      const first = yield* requestRun(env, trigger.id)
+      expect(yield* waitForRun(env, trigger.id, first, isTerminal)).toMatchObject({ status: "succeeded", shortMessage: `after ${first}` })
+      expect(injected()).toBe(true)
+      const second = yield* requestRun(env, trigger.id)
+      expect(yield* waitForRun(env, trigger.id, second, isTerminal)).toMatchObject({ status: "succeeded", shortMessage: `after ${second}` })
+      expect(worker.unsafePoll()).toBeNull()
+      yield* Fiber.interrupt(worker)
+    }), 40_000)
+
+  for (const transport of ["channel", "rest"] as const) {
+    it.effect(`${transport}: a worker revoked while it holds a run stops at its next call, with the revocation message`, () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const baseUrl = yield* serverUrl
+        const trigger = yield* createTrigger(env, { name: `revoked ${transport}`, heartbeatTimeoutSeconds: 5 })
+        const { token, workerId } = yield* registerWorker(env)
+        const started = yield* Deferred.make<void>()
+        const worker = yield* runWorker({
+          baseUrl,
+          credentials: { workerId, token: Redacted.make(token) },
+          transport,
+          webSocket: nodeWebSocket,
+          // A heartbeat every second: the next call after the revocation comes within one.
+          heartbeatFraction: 0.2,
+          handler: () => Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)
+        }).pipe(Effect.provide(fetchLayer), Effect.fork)
+        yield* requestRun(env, trigger.id)
+        yield* Deferred.await(started)
+        const revokedAt = Date.now()
+        const revoked = yield* call("DELETE", `/api/v1/workspaces/${env.workspaceId}/workers/${workerId}`, { cookie: env.user.cookie })
+        expect(revoked.status).toBe(204)
+        const exit = yield* Fiber.await(worker).pipe(Effect.timeout("20 seconds"))
+        const stoppedAfterMs = Date.now() - revokedAt
+        expect(exit._tag).toBe("Failure")
+        expect(JSON.stringify(exit)).toContain("WorkerUnauthorized")
+        expect(JSON.stringify(exit)).toContain("revoked")
+        expect(stoppedAfterMs).toBeLessThan(5000)
+      }), 40_000)
+  }
 })
 
 describe("worker SDK with the channel switched off", () => {

@@ -49,7 +49,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       expect(first.output()).not.toContain(saved.token)
       expect(first.output()).not.toContain(registrationToken)
 
-      const hello = yield* createTrigger(env, { name: "hello", input: { command: "echo hello" } })
+      const hello = yield* createTrigger(env, { name: "hello", command: "echo hello" })
       const helloRun = yield* requestRun(env, hello.id)
       const done = yield* waitForRun(env, hello.id, helloRun, isTerminal)
       expect(done).toMatchObject({ status: "succeeded", shortMessage: "hello", errorMessage: null, faultClass: "none", workerId: saved.workerId })
@@ -57,7 +57,8 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       // The run's input reaches the command on stdin and in PIPELINE_INPUT; the agent's credentials do not.
       const echo = yield* createTrigger(env, {
         name: "inputs",
-        input: { command: "printf '%s\\n' \"$PIPELINE_RUN_ID\" \"$PIPELINE_TRIGGER_ID\" \"${PIPELINE_REGISTRATION_TOKEN:-none}\"; cat; printf '\\n%s' \"$PIPELINE_INPUT\"", x: 1 }
+        command: "printf '%s\\n' \"$PIPELINE_RUN_ID\" \"$PIPELINE_TRIGGER_ID\" \"${PIPELINE_REGISTRATION_TOKEN:-none}\"; cat; printf '\\n%s' \"$PIPELINE_INPUT\"",
+        input: { x: 1 }
       })
       const echoRun = yield* requestRun(env, echo.id)
       const echoed = yield* waitForRun(env, echo.id, echoRun, isTerminal)
@@ -75,23 +76,58 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       // Second start with the same (now spent) registration token: reuses the saved worker token.
       const second = yield* startAgent(args, { cwd: dir, env: agentEnv })
       yield* waitForOutput(second, /using the worker token saved/)
-      const failing = yield* createTrigger(env, { name: "failing", input: { command: "echo partial; echo boom >&2; exit 3" } })
+      const failing = yield* createTrigger(env, { name: "failing", command: "echo partial; echo boom >&2; exit 3" })
       const failRun = yield* requestRun(env, failing.id)
       const failed = yield* waitForRun(env, failing.id, failRun, isTerminal)
       expect(failed).toMatchObject({ status: "failed", shortMessage: "partial", errorMessage: "boom", faultClass: "client", workerId: saved.workerId })
 
-      // An argv array runs without a shell; a run without a command fails with a clear message.
-      const argv = yield* createTrigger(env, { name: "argv", input: { command: ["/bin/echo", "$HOME is not expanded"] } })
-      const argvRun = yield* requestRun(env, argv.id)
-      expect(yield* waitForRun(env, argv.id, argvRun, isTerminal)).toMatchObject({ status: "succeeded", shortMessage: "$HOME is not expanded" })
-      const silent = yield* createTrigger(env, { name: "no command", input: { table: "orders" } })
+      // A trigger without a command: its runs fail with a clear message, and nothing from the input runs instead.
+      const marker = path.join(dir, "from-input")
+      const silent = yield* createTrigger(env, { name: "no command", input: { command: `touch ${marker}`, table: "orders" } })
       const silentRun = yield* requestRun(env, silent.id)
       const noCommand = yield* waitForRun(env, silent.id, silentRun, isTerminal)
-      expect(noCommand.status).toBe("failed")
-      expect(noCommand.errorMessage).toContain("the run has no command")
+      expect(noCommand).toMatchObject({ status: "failed", faultClass: "client" })
+      expect(noCommand.errorMessage).toContain("the trigger has no command")
+      expect(fs.existsSync(marker)).toBe(false)
       second.child.kill("SIGTERM")
       expect(yield* exitCode(second)).toBe(0)
     }), 90_000)
+
+  it.scoped("runs the trigger's command, never a command in the run's input: the input arrives as data on stdin and in PIPELINE_INPUT", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment()
+      const url = yield* serverUrl
+      const dir = yield* tempDir
+      const { token, workerId } = yield* registerWorker(env)
+      const agent = yield* startAgent(["--url", url, "--worker-id", workerId], { cwd: dir, env: { PIPELINE_WORKER_TOKEN: token } })
+      yield* waitForOutput(agent, /worker (polling for runs|taking runs over the channel)/)
+      const trigger = yield* createTrigger(env, {
+        name: "reads its input",
+        command: `cat > ${path.join(dir, "stdin.json")}; printf '%s' "$PIPELINE_INPUT" > ${path.join(dir, "env.json")}; echo done`,
+        input: { ref: "main" }
+      })
+      // What an operator (or an agent with the trigger's MCP token) might send to take over the worker host:
+      // a command, and shell syntax in every value the worker might be tempted to interpolate.
+      const marker = path.join(dir, "pwned")
+      const injected = {
+        command: `touch ${marker}; echo $((6 * 7))-injected`,
+        args: [`$(touch ${marker})`, `\`touch ${marker}\``],
+        ref: `main; touch ${marker}`
+      }
+      const requested = yield* call("POST", `/api/v1/triggers/${trigger.id}/run`, { cookie: env.user.cookie, body: { input: injected } })
+      expect(requested.status).toBe(201)
+      const runId = (requested.body as { id: string }).id
+      const run = yield* waitForRun(env, trigger.id, runId, isTerminal)
+      expect(run.status).toBe("succeeded")
+      // The trigger's command ran and got the input, unchanged, on stdin and in the environment.
+      expect(run.shortMessage).toBe("done")
+      expect(JSON.parse(fs.readFileSync(path.join(dir, "stdin.json"), "utf8"))).toEqual(injected)
+      expect(JSON.parse(fs.readFileSync(path.join(dir, "env.json"), "utf8"))).toEqual(injected)
+      // Nothing of the input ever reached a shell: no file, no arithmetic expansion anywhere.
+      expect(fs.existsSync(marker)).toBe(false)
+      expect(JSON.stringify(run)).not.toContain("42-injected")
+      expect(agent.output()).not.toContain("42-injected")
+    }), 60_000)
 
   it.scoped("kills the process tree when the trigger's timeoutSeconds passes; the run ends timed_out", () =>
     Effect.gen(function*() {
@@ -105,7 +141,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const trigger = yield* createTrigger(env, {
         name: "slow",
         timeoutSeconds: 1,
-        input: { command: `sleep 30 & echo $! > ${pidFile}; wait` }
+        command: `sleep 30 & echo $! > ${pidFile}; wait`
       })
       const runId = yield* requestRun(env, trigger.id)
       const run = yield* waitForRun(env, trigger.id, runId, isTerminal)
@@ -118,7 +154,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       )
       expect(alive(pid)).toBe(false)
       // The agent keeps working afterwards.
-      const quick = yield* createTrigger(env, { name: "quick", input: { command: "echo still here" } })
+      const quick = yield* createTrigger(env, { name: "quick", command: "echo still here" })
       const quickRun = yield* requestRun(env, quick.id)
       expect(yield* waitForRun(env, quick.id, quickRun, isTerminal)).toMatchObject({ status: "succeeded", shortMessage: "still here" })
     }), 60_000)
@@ -135,7 +171,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const trigger = yield* createTrigger(env, {
         name: "cancellable",
         heartbeatTimeoutSeconds: 5,
-        input: { command: `sleep 60 & echo $! > ${pidFile}; wait` }
+        command: `sleep 60 & echo $! > ${pidFile}; wait`
       })
       const runId = yield* requestRun(env, trigger.id)
       yield* waitForRun(env, trigger.id, runId, (run) => run.status === "running" && fs.existsSync(pidFile))
@@ -146,6 +182,10 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const run = yield* waitForRun(env, trigger.id, runId, isTerminal)
       // Acknowledged by the agent (its note), not ended by the grace period (30 s).
       expect(run).toMatchObject({ status: "cancelled", faultClass: "none", errorMessage: "cancelled: the handler was interrupted" })
+      // The agent's log tells what the service recorded: cancelled, not the "failed" its acknowledgement carries.
+      yield* waitForOutput(agent, /run completed/)
+      expect(agent.output()).toMatch(/run completed\n(  \w+: .*\n)*  status: cancelled\n/)
+      expect(agent.output()).not.toMatch(/status: failed/)
       yield* Effect.suspend(() => alive(pid) ? Effect.fail("alive") : Effect.void).pipe(
         Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("5 seconds")))
       )
@@ -161,7 +201,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       // Only the token: the agent asks the service which worker it belongs to (GET /workers/me).
       const agent = yield* startAgent(["--url", url, "--token", token], { cwd: dir })
       yield* waitForOutput(agent, /worker (polling for runs|taking runs over the channel)/)
-      const trigger = yield* createTrigger(env, { name: "finishing", input: { command: "sleep 1.5; echo finished" } })
+      const trigger = yield* createTrigger(env, { name: "finishing", command: "sleep 1.5; echo finished" })
       const runId = yield* requestRun(env, trigger.id)
       yield* waitForRun(env, trigger.id, runId, (r) => r.status === "running")
       agent.child.kill("SIGTERM")
@@ -242,7 +282,8 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
           "--url", "--registration-token", "--token", "--worker-id", "--token-file", "--label", "--concurrency",
           "--shutdown-grace", "--help", "--version", "PIPELINE_URL", "PIPELINE_REGISTRATION_TOKEN",
           "PIPELINE_WORKER_TOKEN", "PIPELINE_WORKER_ID", "PIPELINE_TOKEN_FILE", "PIPELINE_WORKER_LABEL",
-          "PIPELINE_CONCURRENCY", "PIPELINE_SHUTDOWN_GRACE_SECONDS", "XDG_CONFIG_HOME"
+          "PIPELINE_CONCURRENCY", "PIPELINE_SHUTDOWN_GRACE_SECONDS", "XDG_CONFIG_HOME", "--non-retryable-exit-codes",
+          "PIPELINE_NON_RETRYABLE_EXIT_CODES"
         ]
       ) expect(help.output()).toContain(name)
     }), 30_000)

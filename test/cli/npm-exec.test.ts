@@ -68,7 +68,7 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker through npx",
       const { token, workerId } = yield* registerWorker(env)
       const agent = yield* startThroughNpx(["--url", url, "--token", token], dir)
       yield* waitForOutput(agent, /worker (polling for runs|taking runs over the channel)/, 120)
-      const trigger = yield* createTrigger(env, { name: "finishing", input: { command: "sleep 2; echo finished" } })
+      const trigger = yield* createTrigger(env, { name: "finishing", command: "sleep 2; echo finished" })
       const runId = yield* requestRun(env, trigger.id)
       yield* waitForRun(env, trigger.id, runId, (r) => r.status === "running")
 

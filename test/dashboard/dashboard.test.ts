@@ -31,7 +31,7 @@ withLayer(layer(), { excludeTestServices: true })("dashboard", (it) => {
         const env = yield* setupEnvironment()
         const res = yield* call("GET", overviewPath(env), { cookie: env.user.cookie })
         expect(res.status).toBe(200)
-        expect(res.body).toEqual({ onlineWorkers: 0, todaysRuns: 0, successRatePct: null, monthTokenSpendUsd: "0" })
+        expect(res.body).toEqual({ onlineWorkers: 0, todaysRuns: 0, todaysExpiredRuns: 0, successRatePct: null, monthTokenSpendUsd: "0" })
       }))
 
     it.effect("counts, rate and exact month spend, within UTC day and month boundaries", () =>
@@ -49,8 +49,11 @@ withLayer(layer(), { excludeTestServices: true })("dashboard", (it) => {
         const t = yield* createTrigger(env)
         const t2 = yield* createTrigger(other)
         const run = (fields: Parameters<typeof insertRun>[2]) => insertRun(t.id, env.environmentId, fields)
-        // Today: 2 succeeded, 1 failed, 1 timed_out (terminal: 4), 1 running, 1 queued.
+        // Today: 3 succeeded, 1 failed, 1 timed_out, 1 expired (outcomes: 6), 1 cancelled (left out), 1 running, 1 queued.
         yield* run({ status: "succeeded", costUsd: "0.1", workerId: w1.workerId })
+        yield* run({ status: "succeeded" })
+        yield* run({ status: "expired" })
+        yield* run({ status: "cancelled" })
         yield* run({ status: "succeeded", costUsd: "0.2" })
         yield* run({ status: "failed", costUsd: "0.00000001" })
         yield* run({ status: "timed_out", costUsd: null })
@@ -74,7 +77,8 @@ withLayer(layer(), { excludeTestServices: true })("dashboard", (it) => {
         expect(res.status).toBe(200)
         expect(res.body).toEqual({
           onlineWorkers: 2,
-          todaysRuns: 6,
+          todaysRuns: 9,
+          todaysExpiredRuns: 1,
           successRatePct: 50,
           monthTokenSpendUsd: "1000000000000.3"
         })

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type { RunStatus } from "../../src/Domain/Run.js"
+import type { RunStatus } from "../../src/Contract/Domain/Run.js"
 import { addEnvironment, addMember, createTrigger, insertRun, setupEnvironment, type TestEnv } from "../support/Fixtures.js"
 import { call, layer, registerUser } from "../support/TestApp.js"
 
@@ -26,7 +26,7 @@ const seed = (triggerId: string, environmentId: string, created: string, end?: {
     }
   })
 
-const empty = { queued: 0, succeeded: 0, failed: 0, timedOut: 0, cancelled: 0, p50DurationMs: null, p95DurationMs: null }
+const empty = { queued: 0, succeeded: 0, failed: 0, timedOut: 0, cancelled: 0, expired: 0, p50DurationMs: null, p95DurationMs: null }
 
 withLayer(layer(), { excludeTestServices: true })("dashboard time series", (it) => {
   describe("GET /environments/{envId}/dashboard/runs", () => {
@@ -47,6 +47,8 @@ withLayer(layer(), { excludeTestServices: true })("dashboard time series", (it) 
             durationMs: i * 100
           })
         }
+        // 12:00–13:00: one run that was never picked up, expired.
+        yield* seed(t.id, env.environmentId, "2026-03-01T08:00:00.000Z", { at: "2026-03-01T12:30:00.000Z", status: "expired", durationMs: 50 })
         // At `to` and after: not counted. Before the first bucket: not counted. Another environment: never.
         yield* seed(t.id, env.environmentId, "2026-03-01T13:00:00.000Z")
         yield* seed(t.id, env.environmentId, "2026-03-01T09:59:59.999Z")
@@ -70,7 +72,7 @@ withLayer(layer(), { excludeTestServices: true })("dashboard time series", (it) 
               p50DurationMs: 500,
               p95DurationMs: 1000
             },
-            { bucketStart: "2026-03-01T12:00:00.000Z", ...empty }
+            { bucketStart: "2026-03-01T12:00:00.000Z", ...empty, expired: 1, p50DurationMs: 50, p95DurationMs: 50 }
           ]
         })
       }))
@@ -171,7 +173,7 @@ withLayer(layer(), { excludeTestServices: true })("dashboard time series", (it) 
         expect(malformed.body.details.fieldErrors.from).toBeDefined()
         const reversed = yield* get({ from: "2026-03-02T00:00:00Z", to: "2026-03-01T00:00:00Z" })
         expect(reversed.status).toBe(400)
-        expect(reversed.body.details.fieldErrors.from).toEqual(["must be before to"])
+        expect(reversed.body.details.fieldErrors.from).toEqual(["from must be before to"])
         const same = yield* get({ from: "2026-03-01T00:00:00Z", to: "2026-03-01T00:00:00Z" })
         expect(same.status).toBe(400)
         const tooMany = yield* get({ from: "2026-03-01T00:00:00Z", to: "2026-03-01T16:40:00.001Z", bucket: "minute" })

@@ -4,7 +4,9 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
-import { migrate } from "../../src/Db/Migrations.js"
+import * as os from "node:os"
+import * as path from "node:path"
+import { migrate, migrateFrom } from "../../src/Db/Migrations.js"
 import * as SqlMigrations from "../../src/Db/SqlMigrations.js"
 
 /**
@@ -30,6 +32,9 @@ export const recordedByTypeScript = [
 export const tables = [
   "api_keys",
   "audit_log",
+  "bulk_action_runs",
+  "bulk_actions",
+  "concurrency_pools",
   "environments",
   "key_fingerprints",
   "login_failures",
@@ -37,8 +42,12 @@ export const tables = [
   "pts_migrations",
   "run_daily_totals",
   "run_events",
+  "run_log_state",
+  "run_logs",
   "run_series_buckets",
+  "run_tags",
   "runs",
+  "service_instances",
   "sessions",
   "triggers",
   "users",
@@ -75,7 +84,7 @@ export const migrationChecks = (database: Layer.Layer<SqlClient.SqlClient, unkno
       expect(yield* recorded).toHaveLength(files.length)
     }).pipe(Effect.provide(database)))
 
-  it.scoped("a database migrated by the TypeScript migrations sees nothing new", () =>
+  it.scoped("a database migrated by the TypeScript migrations sees only the files added since", () =>
     Effect.gen(function*() {
       // The old registration: same table, keys `NNNN_name`, each running that migration's SQL.
       const sql = yield* SqlClient.SqlClient
@@ -90,8 +99,63 @@ export const migrationChecks = (database: Layer.Layer<SqlClient.SqlClient, unkno
       expect(byTypeScript).toHaveLength(recordedByTypeScript.length)
       const before = yield* recorded
 
-      expect(yield* migrate).toEqual([])
-      expect(yield* recorded).toEqual(before)
+      const since = files.map((file) => file.replace(/\.sql$/, "")).filter((key) => !recordedByTypeScript.includes(key))
+      expect((yield* migrate).map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`)).toEqual(since)
+      expect(yield* recorded).toEqual([...before, ...since])
       expect(yield* ourTables).toEqual(tables)
+    }).pipe(Effect.provide(database)))
+
+  it.scoped("a file whose id is below one already applied still runs (branches land migrations in any order)", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pts-migrations-gap-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      fs.writeFileSync(path.join(dir, "0001_one.sql"), "CREATE TABLE gap_one (id int);")
+      fs.writeFileSync(path.join(dir, "0003_three.sql"), "CREATE TABLE gap_three (id int);")
+      expect(yield* migrateFrom(dir)).toEqual([[1, "one"], [3, "three"]])
+      // 0002 lands after a database already recorded 0003.
+      fs.writeFileSync(path.join(dir, "0002_two.sql"), "CREATE TABLE gap_two (id int);")
+      expect(yield* migrateFrom(dir)).toEqual([[2, "two"]])
+      expect(yield* migrateFrom(dir)).toEqual([])
+      expect(yield* recorded).toEqual(["0001_one", "0002_two", "0003_three"])
+      expect((yield* ourTables).filter((name) => name.startsWith("gap_"))).toEqual(["gap_one", "gap_three", "gap_two"])
+    }).pipe(Effect.provide(database)))
+
+  it.scoped("0012 gives each existing trigger its default input's command (a string, or an argv array as its quoted shell line)", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const upTo = (last: number) =>
+        Migrator.make({})({
+          loader: Effect.map(SqlMigrations.loader(), (all) => all.filter(([id]) => id <= last)),
+          table: "pts_migrations"
+        })
+      yield* upTo(11)
+      const user = "00000000-0000-4000-8000-000000000001"
+      const workspace = "00000000-0000-4000-8000-000000000002"
+      const environment = "00000000-0000-4000-8000-000000000003"
+      yield* sql`INSERT INTO users (id, email, password_hash) VALUES (${user}, 'a@example.com', 'x')`
+      yield* sql`INSERT INTO workspaces (id, name, owner_id) VALUES (${workspace}, 'w', ${user})`
+      yield* sql`INSERT INTO environments (id, workspace_id, name) VALUES (${environment}, ${workspace}, 'e')`
+      const inputs: Record<string, unknown> = {
+        "00000000-0000-4000-8000-00000000000a": { command: "echo hello; date", ref: "main" },
+        "00000000-0000-4000-8000-00000000000b": { command: ["/bin/echo", "it's $HOME"] },
+        "00000000-0000-4000-8000-00000000000c": { table: "orders" },
+        "00000000-0000-4000-8000-00000000000d": null,
+        "00000000-0000-4000-8000-00000000000e": { command: ["ok", 1] }
+      }
+      for (const [id, input] of Object.entries(inputs)) {
+        yield* sql`INSERT INTO triggers (id, environment_id, name, input, timeout_seconds, heartbeat_timeout_seconds, max_retries)
+          VALUES (${id}, ${environment}, 't', ${input === null ? null : JSON.stringify(input)}::jsonb, 60, 30, 0)`
+      }
+      yield* migrate
+      const rows = yield* sql<{ id: string; command: string | null; input: unknown }>`SELECT id, command, input FROM triggers ORDER BY id`
+      expect(rows.map((r) => r.command)).toEqual([
+        "echo hello; date",
+        `'/bin/echo' 'it'\\''s $HOME'`,
+        null,
+        null,
+        null
+      ])
+      // The input is left as it was: data for the command now.
+      expect(rows[0]!.input).toEqual(inputs["00000000-0000-4000-8000-00000000000a"])
     }).pipe(Effect.provide(database)))
 }

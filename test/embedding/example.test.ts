@@ -1,4 +1,4 @@
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -54,7 +54,16 @@ describe("embedding the scheduler", () => {
       const run = yield* pipelines.startRun(trigger.id, { input: { a: 2 } })
       expect(run).toMatchObject({ status: "queued", triggerId: trigger.id, input: { a: 2 } })
       expect((yield* pipelines.getRun(run.id)).id).toBe(run.id)
-      expect((yield* pipelines.listRuns({ triggerId: trigger.id })).map((r) => r.id)).toEqual([run.id])
+      // Flow control II's options, checked as the REST body's are.
+      const later = yield* pipelines.startRun(trigger.id, { delaySeconds: 600, priority: 60, ttlSeconds: 30 })
+      expect(later).toMatchObject({ status: "queued", priority: 60, waitReason: "delayed" })
+      expect(later.expiresAt!.getTime() - later.availableAt!.getTime()).toBe(30_000)
+      const both = yield* pipelines.startRun(trigger.id, { delaySeconds: 5, runAt: new Date(Date.now() + 60_000) }).pipe(Effect.flip)
+      expect(Object.keys((both as { details: { fieldErrors: object } }).details.fieldErrors)).toEqual(["runAt"])
+      const past = yield* pipelines.startRun(trigger.id, { runAt: new Date(Date.now() - 60_000) }).pipe(Effect.flip)
+      expect(Object.keys((past as { details: { fieldErrors: object } }).details.fieldErrors)).toEqual(["runAt"])
+      yield* pipelines.getRun(later.id)
+      expect((yield* pipelines.listRuns({ triggerId: trigger.id })).map((r) => r.id)).toEqual([later.id, run.id])
       expect(yield* pipelines.getRun("not-a-uuid").pipe(Effect.flip)).toMatchObject({ error: "run not found" })
       expect(yield* pipelines.startRun("01a2059a-8d10-7335-b62e-f1db70327ba4").pipe(Effect.flip)).toMatchObject({ error: "trigger not found" })
       expect(yield* pipelines.mintRegistrationToken(env.environmentId)).toMatch(/^wrk_/)

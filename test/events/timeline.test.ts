@@ -118,12 +118,14 @@ withLayer(layer(), { excludeTestServices: true })("run detail over HTTP", (it) =
 
         const detail = yield* call("GET", `/api/v1/runs/${runId}`, { cookie: env.user.cookie })
         expect(detail.status).toBe(200)
-        const { delivery, retriedByRunId, triggerName, ...run } = detail.body
+        const { delivery, output, retriedByRunId, triggerName, ...run } = detail.body
         const { cancelRequestedAt } = detail.body
         // Exactly the run object, as the listings answer it, plus the detail's fields.
         expect({ ...run, cancelRequestedAt: failed.body.run.cancelRequestedAt ?? null }).toEqual({ ...failed.body.run, cancelRequestedAt: failed.body.run.cancelRequestedAt ?? null })
         expect(triggerName).toBe("etl nightly")
         expect(cancelRequestedAt).toBeNull()
+        // The structured result is the detail's (docs/run-logs.md); this run reported none.
+        expect(output).toBeNull()
         expect(delivery).toMatchObject({
           id: deliveryId, runId, triggerId: trigger.id, url: "https://hooks.example.com/x", outcome: "delivered",
           statusCode: 204, attemptCount: 2, errorMessage: null

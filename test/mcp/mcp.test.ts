@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
-import { runWorker } from "../../src/WorkerSdk/index.js"
+import { runWorker } from "../../src/WorkerSdk/WorkerSdk.js"
 import { addEnvironment, createTrigger, registerWorker, setupEnvironment, type TestEnv } from "../support/Fixtures.js"
 import { call, layer } from "../support/TestApp.js"
 import { fetchLayer, requestRun, serverUrl } from "../sdk/support.js"
@@ -69,11 +69,11 @@ withLayer(layer(), { excludeTestServices: true })("MCP endpoint", (it) => {
       expect(client.getServerCapabilities()).toMatchObject({ tools: {} })
 
       const { tools } = yield* Effect.promise(() => client.listTools())
-      expect(tools.map((t) => t.name).sort()).toEqual(["cancel_run", "describe_trigger", "get_run", "list_runs", "run_trigger", "wait_for_run"])
+      expect(tools.map((t) => t.name).sort()).toEqual(["cancel_run", "describe_trigger", "get_run", "list_runs", "replay_run", "run_trigger", "wait_for_run"])
       for (const tool of tools) {
         expect(tool.description!.length, tool.name).toBeGreaterThan(60)
         expect(tool.inputSchema.type, tool.name).toBe("object")
-        expect(tool.annotations?.readOnlyHint, tool.name).toBe(!["run_trigger", "cancel_run"].includes(tool.name))
+        expect(tool.annotations?.readOnlyHint, tool.name).toBe(!["run_trigger", "cancel_run", "replay_run"].includes(tool.name))
         expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/\$ref|\$schema|\$id/)
       }
       const schemaOf = (name: string) => tools.find((t) => t.name === name)!.inputSchema as any
@@ -191,7 +191,7 @@ withLayer(layer(), { excludeTestServices: true })("MCP endpoint", (it) => {
       const client = yield* connect(yield* rotateToken(env, a.id))
 
       for (const runId of [runOfB, runOfC, "00000000-0000-7000-8000-000000000000"]) {
-        for (const [tool, args] of [["get_run", { runId }], ["wait_for_run", { runId, timeoutSeconds: 1 }], ["cancel_run", { runId }]] as const) {
+        for (const [tool, args] of [["get_run", { runId }], ["wait_for_run", { runId, timeoutSeconds: 1 }], ["cancel_run", { runId }], ["replay_run", { runId }]] as const) {
           const result = yield* callTool(client, tool, args)
           expect(result.isError, tool).toBe(true)
           expect(result.content, tool).toEqual([{ type: "text", text: "run not found" }])
@@ -217,6 +217,13 @@ withLayer(layer(), { excludeTestServices: true })("MCP endpoint", (it) => {
       expect(again.isError).toBe(true)
       const audit = yield* call("GET", `/api/v1/environments/${env.environmentId}/audit-log?action=run.cancelled`, { cookie: env.user.cookie })
       expect(audit.body.items).toEqual([expect.objectContaining({ actorType: "mcp", actorId: a.id, targetId: own.structuredContent.id })])
+
+      // replay_run: a new run of its own trigger with the same input, linked; an edited input; B's run is not found (above).
+      const replayed = yield* callTool(client, "replay_run", { runId: own.structuredContent.id })
+      expect(replayed.isError).toBeFalsy()
+      expect(replayed.structuredContent).toMatchObject({ triggerId: a.id, status: "queued", replayOfRunId: own.structuredContent.id })
+      const edited = yield* callTool(client, "replay_run", { runId: own.structuredContent.id, input: { edited: true } })
+      expect(edited.structuredContent).toMatchObject({ input: { edited: true }, replayOfRunId: own.structuredContent.id })
     }))
 
   it.scoped("malformed JSON-RPC answers JSON-RPC errors, never a 5xx; invalid tool arguments are tool errors", () =>

@@ -73,6 +73,53 @@ withLayer(layer(), { excludeTestServices: true })("GET /metrics", (it) => {
       expect(value(last, "pts_runs_ended_total", { ...environment, status: "succeeded" }) - value(before, "pts_runs_ended_total", { ...environment, status: "succeeded" })).toBe(3)
     }))
 
+  it.effect("pts_runs_waiting counts queued runs by wait reason, and reads 0 once they no longer wait", () =>
+    Effect.gen(function*() {
+      const env = yield* setupEnvironment("waiting")
+      const environment = { environment: env.environmentId }
+      // No worker yet: both runs wait for one.
+      const trigger = yield* createTrigger(env, { concurrency: { limit: 1 } })
+      for (let i = 0; i < 2; i++) expect((yield* call("POST", `/api/v1/triggers/${trigger.id}/run`, { cookie: env.user.cookie })).status).toBe(201)
+      const before = yield* scrape()
+      expect(before.types.get("pts_runs_waiting")).toBe("gauge")
+      expect(value(before, "pts_runs_waiting", { ...environment, reason: "no_worker_online" })).toBe(2)
+      // A worker polls: one run takes the trigger's place, the other waits on its limit.
+      const worker = yield* registerWorker(env)
+      expect((yield* call("GET", `/api/v1/workers/${worker.workerId}/poll?wait=0`, { bearer: worker.token })).body.runs).toHaveLength(1)
+      const after = yield* scrape()
+      expect(value(after, "pts_runs_waiting", { ...environment, reason: "no_worker_online" })).toBe(0)
+      expect(value(after, "pts_runs_waiting", { ...environment, reason: "trigger_limit" })).toBe(1)
+    }))
+
+  it.effect("Node.js and process series as prom-client names them; Effect's fiber gauge typed gauge; every HELP is a sentence, not the name", () =>
+    Effect.gen(function*() {
+      const res = yield* call("GET", "/metrics")
+      const text = res.body as string
+      const after = parse(text)
+      for (const [name, type] of [
+        ["process_cpu_seconds_total", "counter"],
+        ["process_resident_memory_bytes", "gauge"],
+        ["process_open_fds", "gauge"],
+        ["process_start_time_seconds", "gauge"],
+        ["nodejs_heap_size_used_bytes", "gauge"],
+        ["nodejs_eventloop_lag_seconds", "gauge"],
+        ["nodejs_eventloop_lag_p99_seconds", "gauge"],
+        ["nodejs_gc_duration_seconds", "histogram"],
+        ["effect_fiber_active", "gauge"],
+        ["effect_fiber_started", "counter"]
+      ] as const) expect(after.types.get(name), name).toBe(type)
+      expect(value(after, "process_resident_memory_bytes")).toBeGreaterThan(10 * 1024 * 1024)
+      expect(value(after, "process_cpu_seconds_total")).toBeGreaterThan(0)
+      // One process: no process label (that is for several processes of one instance).
+      expect(after.samples.filter((s) => s.name.startsWith("process_") || s.name.startsWith("nodejs_")).some((s) => "process" in s.labels)).toBe(false)
+      const helps = [...text.matchAll(/^# HELP (\S+) (.*)$/gm)]
+      expect(helps.length).toBeGreaterThan(20)
+      for (const [, name, help] of helps) {
+        expect(help, name).not.toBe(name)
+        expect(help!.split(" ").length, name).toBeGreaterThanOrEqual(3)
+      }
+    }))
+
   it.effect("every answer carries X-Request-Id: the caller's when it is a plain token, else a new one", () =>
     Effect.gen(function*() {
       const given = yield* call("GET", "/api/v1/health", { headers: { "x-request-id": "req-42.abc" } })

@@ -1,6 +1,6 @@
-import { OpenApi } from "@effect/platform"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { describe, expect, it } from "@effect/vitest"
-import { Api } from "../../src/Api.js"
+import { Api } from "../../src/Contract/Api.js"
 
 // The error classes carry a `_tag` once decoded; the API registers their wire
 // forms, so no error response in the document may describe a `_tag`.

@@ -1,6 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { auditActions } from "../../src/Contract/AuditApi.js"
 import { setupEnvironment } from "../support/Fixtures.js"
 import { call, layer } from "../support/TestApp.js"
 
@@ -28,6 +29,12 @@ withLayer(layer(), { excludeTestServices: true })("the OpenAPI document", (it) =
       const result = yield* Effect.promise(() => new Validator().validate(res.body))
       expect(result.errors ?? []).toEqual([])
       expect(result.valid).toBe(true)
+    }))
+
+  it.effect("lists the audit actions of the contract as the record's action enum", () =>
+    Effect.gen(function*() {
+      const doc = (yield* call("GET", "/api/v1/openapi.json")).body
+      expect(doc.components.schemas.AuditAction.enum).toEqual([...auditActions])
     }))
 
   it.effect("every operation has a summary and a description, and only the statuses it can answer", () =>
@@ -84,14 +91,15 @@ withLayer(layer(), { excludeTestServices: true })("the OpenAPI document", (it) =
       expect(params("GET /api/v1/workers/{id}/poll").get("max")).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 1 })
       expect(params("GET /api/v1/environments/{envId}/runs").get("limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 200, default: 50 })
 
-      // Trigger defaults and the worker agent's `input.command` convention are in the document.
+      // Trigger defaults, and that the worker runs the trigger's `command` with the input as data, are in the document.
       const create = operationsOf(doc).find(([m, p]) => `${m} ${p}` === "POST /api/v1/environments/{envId}/triggers")![2]
       const body = JSON.stringify(create.requestBody)
       const resolved = body.includes("$ref") ? text : body
       expect(resolved).toMatch(/"timeoutSeconds":\{[^}]*"default":3600/)
       expect(resolved).toMatch(/"heartbeatTimeoutSeconds":\{[^}]*"default":30/)
       expect(resolved).toMatch(/"maxRetries":\{[^}]*"default":0/)
-      expect(text).toContain("input.command")
+      expect(text).toContain("the trigger's `command` with the whole input on stdin")
+      expect(text).not.toContain("input.command")
     }))
 
   it.effect("says unknown request fields are ignored, and they are: no schema is closed", () =>

@@ -18,8 +18,10 @@ import { repoRoot, run } from "../readme/readme.js"
 
 // The embedding program of examples/embed.ts, as a JavaScript user writes it.
 const embedProgram = `
-import { FetchHttpClient, HttpServer } from "@effect/platform"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer, Stream } from "effect"
 import { createServer } from "node:http"
 import { PipelineTriggers } from "pipeline-trigger-service"
@@ -55,7 +57,7 @@ main.pipe(Effect.provide(layer), NodeRuntime.runMain)
 // A consumer's TypeScript: every entry point, and lines that must NOT compile,
 // so declarations that collapsed to \`any\` fail the check too.
 const consumerSource = `
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Effect from "effect/Effect"
 import { NotFound, PipelineTriggers } from "pipeline-trigger-service"
 import { makeClient } from "pipeline-trigger-service/client"
@@ -124,7 +126,7 @@ describe("the package", () => {
         "dist/index.js",
         "dist/index.d.ts",
         "dist/Client.d.ts",
-        "dist/WorkerSdk/index.d.ts",
+        "dist/WorkerSdk/WorkerSdk.d.ts",
         "dist/WorkerAgent/Cli.js",
         // The schema: read by the installed package from beside dist/.
         "migrations/0001_initial.sql",

@@ -99,6 +99,11 @@ describe("several service processes (WEB_CONCURRENCY)", () => {
         expect(value(scrape, "pts_db_pool_connections", { state: "max" })).toBe(40)
         // Read from the database: the same in every process, reported once, not summed.
         expect(value(scrape, "pts_runs_queued", { environment: tenant.environmentId })).toBe(0)
+        // Node.js and process series per process (memory or lag of two processes do not add up): each slot and the primary.
+        const rss = scrape.samples.filter((s) => s.name === "process_resident_memory_bytes")
+        expect(rss.map((s) => s.labels.process).sort()).toEqual(["1", "2", "primary"])
+        for (const sample of rss) expect(sample.value).toBeGreaterThan(10 * 1024 * 1024)
+        expect(scrape.samples.filter((s) => s.name === "nodejs_eventloop_lag_seconds").map((s) => s.labels.process).sort()).toEqual(["1", "2", "primary"])
       }
     }), { timeout: 300_000 })
 

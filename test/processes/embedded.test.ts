@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startService } from "../support/Process.js"
+import { seedPgliteDir } from "../support/TestDatabase.js"
 import { childPids, fresh, pidsServing } from "./support.js"
 
 /**
@@ -13,6 +14,8 @@ import { childPids, fresh, pidsServing } from "./support.js"
 describe("WEB_CONCURRENCY on the embedded database", () => {
   it("stays one process and says so", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pts-processes-embedded-"))
+    // Migrated beforehand: what is tested is the process count, not a first start.
+    await seedPgliteDir(path.join(dataDir, "pg"))
     const service = await startService({ DATABASE_URL: "", DATA_DIR: dataDir, WEB_CONCURRENCY: "4", LOG_LEVEL: "Info" })
     try {
       const replies = await Promise.all(Array.from({ length: 8 }, () => fresh(service.url, "GET", "/api/v1/health")))

@@ -4,7 +4,17 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { spawn } from "node:child_process"
 import { freePort, startService } from "../support/Process.js"
-import { readmeBlocks, run } from "./readme.js"
+import { seedPgliteDir } from "../support/TestDatabase.js"
+import { readmeBlocks, readmeSection, run } from "./readme.js"
+
+/** The tool names `tools/list` printed: the lines of the session's output from describe_trigger on that name a tool. */
+const listTools = (stdout: string): Array<string> => {
+  const lines = stdout.split("\n")
+  const from = lines.indexOf("describe_trigger")
+  const names: Array<string> = []
+  for (let i = from; i >= 0 && i < lines.length && /^[a-z_]+$/.test(lines[i]!); i++) names.push(lines[i]!)
+  return names
+}
 
 /**
  * The README's MCP curl session, run as written after the tour it builds on
@@ -23,6 +33,8 @@ describe("README: the MCP endpoint by hand", () => {
       env: { ...process.env, PORT: String(receiverPort), WEBHOOK_SECRET: "tour-webhook-secret-0123" },
       stdio: "ignore"
     })
+    // Migrated beforehand (the tour's own test covers a first start).
+    await seedPgliteDir(path.join(dataDir, "pg"))
     const service = await startService({ DATA_DIR: dataDir, DATABASE_URL: "", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" })
     try {
       const script = `${tour}\n${session}`
@@ -33,7 +45,11 @@ describe("README: the MCP endpoint by hand", () => {
       expect(result.stdout).toContain(`{"protocolVersion":"2025-06-18","serverInfo":{"name":"pipeline-trigger-service","title":"Pipeline Trigger Service","version":"1"}}`)
       expect(result.stdout).toMatch(/^202$/m)
       expect(result.stdout).toContain("describe_trigger\nrun_trigger\nget_run\nlist_runs\nwait_for_run\ncancel_run\n")
-      expect(result.stdout).toMatch(/\{"id":"[0-9a-f-]{36}","status":"(queued|assigned)","input":\{"command":"echo from an agent"\}\}/)
+      // The sentence under the block counts what the block prints.
+      const printed = listTools(result.stdout).length
+      const words = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+      expect(readmeSection("AI agents (MCP)")).toContain(`\`202\`, the ${words[printed]} tool names`)
+      expect(result.stdout).toMatch(/\{"id":"[0-9a-f-]{36}","status":"(queued|assigned)","input":\{"greeting":"from an agent"\}\}/)
     } finally {
       receiver.kill()
       await service.stop()

@@ -5,16 +5,21 @@ import * as path from "node:path"
 /** The repository root, where README.md and the package live. */
 export const repoRoot = path.resolve(import.meta.dirname, "../..")
 
+/** The text of one `## ` section of the README, its heading included. */
+export const readmeSection = (heading: string): string => {
+  const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
+  const start = readme.indexOf(`\n## ${heading}\n`)
+  if (start < 0) throw new Error(`README has no section "## ${heading}"`)
+  const next = readme.indexOf("\n## ", start + 4)
+  return readme.slice(start, next < 0 ? undefined : next)
+}
+
 /**
  * The fenced code blocks (```lang … ```) of one `## ` section of the README,
  * in order: the tests run what a reader copies, not a copy of it.
  */
 export const readmeBlocks = (heading: string, lang: string): ReadonlyArray<string> => {
-  const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
-  const start = readme.indexOf(`\n## ${heading}\n`)
-  if (start < 0) throw new Error(`README has no section "## ${heading}"`)
-  const next = readme.indexOf("\n## ", start + 4)
-  const section = readme.slice(start, next < 0 ? undefined : next)
+  const section = readmeSection(heading)
   const blocks: Array<string> = []
   const fence = new RegExp("^```" + lang + "\\n([\\s\\S]*?)^```$", "gm")
   for (const match of section.matchAll(fence)) blocks.push(match[1]!)

@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { freePort, sleep, startService } from "../support/Process.js"
+import { seedPgliteDir } from "../support/TestDatabase.js"
 import { readmeBlocks, repoRoot, run } from "./readme.js"
 
 /**
@@ -55,6 +56,9 @@ describe("README: five-minute tour", () => {
         const deadline = Date.now() + 5_000
         while (!/verified \S+ succeeded/.test(received.slice(before.length)) && Date.now() < deadline) await sleep(50)
         expect(received.slice(before.length)).toMatch(/verified [0-9a-f-]{36} succeeded durationMs=\d+ costUsd=0.0042/)
+        // The tour's redelivery reaches the receiver, which says so rather than nothing.
+        while (!/ again: a redelivery/.test(received.slice(before.length)) && Date.now() < deadline + 5_000) await sleep(50)
+        expect(received.slice(before.length)).toMatch(/verified [0-9a-f-]{36} succeeded again: a redelivery of a run already handled/)
         expect(received).not.toContain("REJECTED")
 
         if (pass === "first") {
@@ -69,4 +73,35 @@ describe("README: five-minute tour", () => {
       fs.rmSync(dataDir, { recursive: true, force: true })
     }
   }, 180_000)
+
+  it("against a service started without WEBHOOK_ALLOW_PRIVATE_NETWORKS it stops at the trigger and says why", async () => {
+    const [, tour] = readmeBlocks("Five-minute tour", "sh")
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pts-tour-private-"))
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "pts-tour-private-cwd-"))
+    // Migrated beforehand: a first start is the test above's.
+    await seedPgliteDir(path.join(dataDir, "pg"))
+    // As the README's first line would start it without the variable: webhooks to this machine are refused.
+    const service = await startService({ DATA_DIR: dataDir, DATABASE_URL: "", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false" })
+    try {
+      const script = tour!.replaceAll("localhost:3000", `localhost:${service.port}`)
+      const reason = /trigger not created: validation failed: webhookUrl must not point to a loopback, private.*WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/
+      // Run as a script (errexit): it ends there, not 0.
+      const scripted = await run("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: work, timeoutMs: 60_000 })
+      expect(scripted.code, scripted.stdout).not.toBe(0)
+      expect(scripted.stderr).toMatch(reason)
+      expect(scripted.stdout).not.toContain("revoked:")
+      // Pasted into a shell (no errexit): the reason is printed all the same.
+      const pasted = await run("bash", ["-c", script], { cwd: work, timeoutMs: 60_000 })
+      expect(pasted.stderr).toMatch(reason)
+    } finally {
+      await service.stop()
+      fs.rmSync(work, { recursive: true, force: true })
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("leaves no untracked file in a checkout: the cookie jar is ignored", async () => {
+    const ignored = await run("git", ["check-ignore", "-q", "alice.jar"], { cwd: repoRoot, timeoutMs: 10_000 })
+    expect(ignored.code).toBe(0)
+  })
 })

@@ -5,12 +5,15 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { createDatabase, type Receiver, sleep, startReceiver, startService, type TestDatabase, cleanupsAfterAll, faultLock } from "../support/Process.js"
 import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
+import { sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
 
 /**
  * Crash under load: the service process is killed with SIGKILL while runs
  * flow (producers pushing, workers completing, webhooks delivering) and is
  * started again on the same database and port. Nothing may be lost,
- * duplicated or left stuck.
+ * duplicated or left stuck. Beside the load's HTTP workers, SDK worker
+ * processes take runs over the worker channel and over REST: none may exit,
+ * and each takes runs again within 5 s of the service being back.
  */
 
 const cleanup = cleanupsAfterAll()
@@ -39,12 +42,15 @@ describe("crash under load", () => {
       const env = environment(db)
       let service = yield* Effect.promise(() => startService(env))
       cleanup(() => service.stop())
-      const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 4))
+      const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 8))
+      const sdk = startSdkWorkers(service.url, tenant.workers.slice(4))
+      cleanup(() => Promise.all(sdk.map((worker) => worker.stop())))
       const stats = new Stats()
       const load = startLoad({
-        tenant,
+        tenant: { ...tenant, workers: tenant.workers.slice(0, 4) },
         stats,
-        runs: 300,
+        // Runs keep coming for seconds after the restart, so every worker's return shows.
+        runs: 600,
         runsPerSecond: 40,
         workerTarget: () => service.url,
         producerTargets: () => [service.url]
@@ -59,21 +65,23 @@ describe("crash under load", () => {
       const orphans = yield* Effect.promise(() => orphanLeases(db))
       yield* Effect.promise(() => sleep(1000))
       service = yield* Effect.promise(() => startService(env, { port: service.port }))
+      const backAt = Date.now()
       const expired = yield* Effect.promise(() => expireLeases(db, orphans))
 
       yield* Effect.promise(() => load.pushedAll)
       const settled = yield* Effect.promise(() => settle(db, 60_000))
       yield* Effect.promise(load.stop)
       const result = yield* Effect.promise(() => figures(db, receiver, stats))
+      const workers = sdkFigures(sdk, backAt)
       yield* Effect.logInfo("crash under load: figures").pipe(
-        Effect.annotateLogs({ ...result, byStatus: JSON.stringify(result.byStatus), pushedBeforeCrash, faultsInjected: 1, orphanLeases: expired })
+        Effect.annotateLogs({ ...result, ...workers, byStatus: JSON.stringify(result.byStatus), pushedBeforeCrash, faultsInjected: 1, orphanLeases: expired })
       )
 
       expect(settled, JSON.stringify(result)).toBe(true)
       expect(pushedBeforeCrash).toBeGreaterThan(0)
-      expect(pushedBeforeCrash).toBeLessThan(300)
+      expect(pushedBeforeCrash).toBeLessThan(600)
       expect(result).toMatchObject({
-        runsPushed: 300,
+        runsPushed: 600,
         ...nothingLostOrDuplicated,
         http5xx: 0
       })
@@ -81,5 +89,11 @@ describe("crash under load", () => {
       // The crash really cut work off: some requests found no server.
       expect(result.networkFailures).toBeGreaterThan(0)
       expect(stats.serverErrors).toEqual([])
+      // The SDK workers, channel and REST: none exited, none was handed a run twice, each back within 5 s.
+      expect(workers, sdk.map((w) => w.output()).join("\n")).toMatchObject({ sdkWorkerExits: 0, sdkHandedTwice: 0 })
+      expect(workers.sdkRunsChannel).toBeGreaterThan(0)
+      expect(workers.sdkRunsRest).toBeGreaterThan(0)
+      for (const ms of workers.sdkResumeMs) expect(ms).toBeGreaterThanOrEqual(0)
+      expect(workers.sdkSlowestResumeMs).toBeLessThanOrEqual(5000)
     }), { timeout: 420_000 })
 })

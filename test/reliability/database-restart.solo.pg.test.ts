@@ -6,25 +6,44 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { createDatabase, request, sleep, startReceiver, startService, waitUntil, cleanupsAfterAll, faultLock } from "../support/Process.js"
 import { figures, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
+import { sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
 
 /**
  * Database restart under load: the local PostgreSQL server is restarted (one
  * short outage, ~1-2 s: other test files share this server) while runs flow.
  * Requests during the outage must fail fast with 503 `{error}` (never a 500,
  * never a hang), the service must reconnect by itself, and afterwards every
- * run still ends exactly once with one delivery record.
+ * run still ends exactly once with one delivery record. Beside the load's
+ * HTTP workers, SDK worker processes take runs over the worker channel and
+ * over REST: none may exit, and each takes runs again within 5 s of the
+ * database being back.
  */
 
 const cleanup = cleanupsAfterAll()
 
-const cluster = () => fs.readdirSync("/etc/postgresql")[0]!
+/**
+ * The cluster restarted: `PTS_PG_CLUSTER` (default "main") of the first
+ * installed version, e.g. a spare cluster kept for fault tests. Its port
+ * must be the one `DATABASE_URL` names, or the test would restart a server
+ * it does not use (and cut everyone else's connections for nothing).
+ */
+const cluster = () => {
+  const version = fs.readdirSync("/etc/postgresql")[0]!
+  const name = process.env.PTS_PG_CLUSTER ?? "main"
+  const conf = fs.readFileSync(`/etc/postgresql/${version}/${name}/postgresql.conf`, "utf8")
+  const port = /^\s*port\s*=\s*(\d+)/m.exec(conf)?.[1] ?? "5432"
+  const wanted = new URL(process.env.DATABASE_URL!).port || "5432"
+  if (port !== wanted) throw new Error(`cluster ${version}/${name} listens on ${port}, DATABASE_URL on ${wanted}: set PTS_PG_CLUSTER`)
+  return { version, name }
+}
 
 const restartPostgres = () =>
   new Promise<number>((resolve, reject) => {
     const started = Date.now()
+    const { name, version } = cluster()
     execFile(
       "pg_ctlcluster",
-      ["--skip-systemctl-redirect", cluster(), "main", "restart", "--", "-m", "fast"],
+      ["--skip-systemctl-redirect", version, name, "restart", "--", "-m", "fast"],
       { timeout: 60_000 },
       (error, _stdout, stderr) => (error ? reject(new Error(`${error.message} ${stderr}`)) : resolve(Date.now() - started))
     )
@@ -61,13 +80,16 @@ describe("database restart", () => {
         })
       )
       cleanup(() => service.stop())
-      const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 4))
+      const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 8))
+      const sdk = startSdkWorkers(service.url, tenant.workers.slice(4))
+      cleanup(() => Promise.all(sdk.map((worker) => worker.stop())))
       const quiet = yield* Effect.promise(() => quietMoment(new URL(db.url).pathname.slice(1), db.query))
       const stats = new Stats()
       const load = startLoad({
-        tenant,
+        tenant: { ...tenant, workers: tenant.workers.slice(0, 4) },
         stats,
-        runs: 240,
+        // Runs keep coming for seconds after the restart, so every worker's return shows.
+        runs: 450,
         runsPerSecond: 30,
         workerTarget: () => service.url,
         producerTargets: () => [service.url]
@@ -110,9 +132,11 @@ describe("database restart", () => {
       yield* Effect.promise(() => probeLoop)
       yield* Effect.promise(load.stop)
       const result = yield* Effect.promise(() => figures(db, receiver, stats))
+      const workers = sdkFigures(sdk, restartedAt)
       yield* Effect.logInfo("database restart: figures").pipe(
         Effect.annotateLogs({
           ...result,
+          ...workers,
           byStatus: JSON.stringify(result.byStatus),
           faultsInjected: 1,
           quietMomentFound: quiet,
@@ -137,10 +161,16 @@ describe("database restart", () => {
       expect(probe.malformed).toEqual([])
       expect(probe.maxLatencyMs).toBeLessThan(15_000)
       expect(result).toMatchObject({
-        runsPushed: 240,
+        runsPushed: 450,
         ...nothingLostOrDuplicated
       })
       expect(result.deliveryRecords).toBe(result.webhookRuns)
       expect(result.http5xx).toBe(result.http503)
+      // The SDK workers, channel and REST: none exited, none was handed a run twice, each back within 5 s.
+      expect(workers, sdk.map((w) => w.output()).join("\n")).toMatchObject({ sdkWorkerExits: 0, sdkHandedTwice: 0 })
+      expect(workers.sdkRunsChannel).toBeGreaterThan(0)
+      expect(workers.sdkRunsRest).toBeGreaterThan(0)
+      for (const ms of workers.sdkResumeMs) expect(ms).toBeGreaterThanOrEqual(0)
+      expect(workers.sdkSlowestResumeMs).toBeLessThanOrEqual(5000)
     }), { timeout: 420_000 })
 })

@@ -1,4 +1,4 @@
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as net from "node:net"
@@ -138,7 +138,7 @@ withLayer(layer())("HTTP edge", (it) => {
   })
 
   describe("what Node refuses before the app", () => {
-    it.effect("headers over Node's limit are 431 {error}; long but allowed headers reach the app; the connection closes", () =>
+    it.effect("headers over Node's limit are 431 {error} (HEAD: no body); long but allowed headers reach the app; the connection closes", () =>
       Effect.gen(function*() {
         const port = yield* portOf
         for (const size of [20 * 1024, 64 * 1024]) {
@@ -148,6 +148,13 @@ withLayer(layer())("HTTP edge", (it) => {
             expect(answer.toLowerCase()).toContain("connection: close")
             expect(jsonOf(answer)).toEqual({ error: "request headers too large" })
           }
+        }
+        // HEAD too, with the same head and no body (its bytes would be read as the next answer).
+        for (const size of [20 * 1024, 64 * 1024]) {
+          const answer = yield* raw(port, `HEAD /api/v1/workers/me HTTP/1.1\r\nhost: x\r\nauthorization: Bearer pwk_${"a".repeat(size)}\r\n\r\n`)
+          expect(answer, `HEAD ${size}`).toMatch(/^HTTP\/1.1 431 /)
+          expect(answer.toLowerCase()).toContain("connection: close")
+          expect(answer.endsWith("\r\n\r\n"), answer).toBe(true)
         }
         const allowed = yield* call("GET", "/api/v1/workers/me", { bearer: `wkt_${"a".repeat(8 * 1024)}` })
         expect(allowed.status).toBe(401)

@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
 import { Retention } from "../../src/Retention/Retention.js"
 import { layerWith as retentionWith } from "../../src/Retention/RetentionConfig.js"
-import type { RunStatus } from "../../src/Domain/Run.js"
+import type { RunStatus } from "../../src/Contract/Domain/Run.js"
 import { addEnvironment, createTrigger, insertRun, setupEnvironment } from "../support/Fixtures.js"
 import { layer } from "../support/TestApp.js"
 

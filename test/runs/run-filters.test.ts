@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
-import { activeStatuses, type RunStatus, terminalStatuses } from "../../src/Domain/Run.js"
+import { activeStatuses, type RunStatus, terminalStatuses } from "../../src/Contract/Domain/Run.js"
 import { addEnvironment, createTrigger, insertRun, registerWorker, setupEnvironment } from "../support/Fixtures.js"
 import { call, layer } from "../support/TestApp.js"
 

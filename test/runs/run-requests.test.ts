@@ -2,16 +2,29 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import { RunRequests } from "../../src/Runs/RunRequests.js"
-import { Wakeups } from "../../src/Scheduler/Wakeups.js"
-import type { PolledRow } from "../../src/Domain/Run.js"
+import * as Layer from "effect/Layer"
+import { type Actor, CurrentActor } from "../../src/Contract/Security.js"
+import { type RequestedInput, RunRequests } from "../../src/Runs/RunRequests.js"
+import { RunsRepo } from "../../src/Runs/RunsRepo.js"
+import * as Tuning from "../../src/Config/Tuning.js"
+import { Policy } from "../../src/Tenancy/Policy.js"
+import { Wakeups } from "../../src/Scheduler/Dispatch.js"
+import type { PolledRow } from "../../src/Contract/Domain/Run.js"
 import { addTrigger, addWorker, scheduled, seed } from "../scheduler/support.js"
 
-// `scheduled` provides the scheduler and the run store; RunRequests is built on them.
+// `scheduled` provides the scheduler and the run store; RunRequests is built on them (and on the access policy).
 const withRequests = <A, E, R>(body: (t0: number) => Effect.Effect<A, E, R>) =>
-  scheduled({ maxAssignedPerWorker: 10 }, (t0) => body(t0).pipe(Effect.provide(RunRequests.Default)))
+  scheduled({ maxAssignedPerWorker: 10 }, (t0) =>
+    body(t0).pipe(Effect.provide(RunRequests.Default.pipe(Layer.provide(Layer.mergeAll(Policy.Default, RunsRepo.Default.pipe(Layer.provide(Tuning.layer({})))))))))
 
-const actor = (userId: string) => ({ _tag: "User" as const, userId, sessionHash: "t" })
+const actor = (userId: string): Actor => ({ _tag: "User", userId, sessionHash: "t" })
+/** An operator key of the environment: its requests take the fast path straight to the creating statement. */
+const operatorKey = (environmentId: string): Actor => ({ _tag: "ApiKey", keyId: crypto.randomUUID(), environmentId, role: "operator" })
+
+/** One run request as `who`. */
+const ask = (triggerId: string, who: Actor, input: RequestedInput, idempotencyKey: string | undefined) =>
+  Effect.flatMap(RunRequests, (requests) =>
+    requests.request(triggerId, Effect.succeed({ input }), { idempotencyKey }).pipe(Effect.provideService(CurrentActor, who)))
 
 interface Row {
   readonly id: string
@@ -32,21 +45,16 @@ describe("run requests committed in groups (RunRequests)", () => {
       Effect.gen(function*() {
         const s = yield* seed(new Date(0))
         const triggerId = yield* addTrigger(s.environmentId)
-        const requests = yield* RunRequests
         const answers = yield* Effect.all(
           Array.from({ length: 30 }, (_, i) =>
-            requests.request(triggerId, s.environmentId, {
-              input: i % 2 === 0 ? { value: { n: i } } : undefined,
-              idempotencyKey: undefined,
-              actor: actor(s.userId)
-            })),
+            ask(triggerId, actor(s.userId), i % 2 === 0 ? { value: { n: i } } : undefined, undefined)),
           { concurrency: "unbounded" }
         )
-        const ids = answers.map((a) => a!.run.id)
+        const ids = answers.map((a) => a.run.id)
         expect(new Set(ids).size).toBe(30)
-        expect(answers.every((a) => a!.created && a!.run.status === "queued")).toBe(true)
+        expect(answers.every((a) => a!.created && a.run.status === "queued")).toBe(true)
         // Each answer carries its own input; odd ones the trigger's.
-        expect(answers.map((a) => a!.run.input)).toEqual(
+        expect(answers.map((a) => a.run.input)).toEqual(
           Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? { n: i } : { job: 1 }))
         )
         const rows = yield* runsOf(triggerId)
@@ -65,35 +73,35 @@ describe("run requests committed in groups (RunRequests)", () => {
       Effect.gen(function*() {
         const s = yield* seed(new Date(0))
         const triggerId = yield* addTrigger(s.environmentId)
-        const requests = yield* RunRequests
-        const ask = (idempotencyKey: string | undefined) =>
-          requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey, actor: actor(s.userId) })
-        const answers = yield* Effect.all([ask(undefined), ask("k1"), ask("k1"), ask("k2"), ask("k1")], { concurrency: "unbounded" })
-        const k1 = [answers[1]!, answers[2]!, answers[4]!]
+        const request = (idempotencyKey: string | undefined) => ask(triggerId, actor(s.userId), undefined, idempotencyKey)
+        const answers = yield* Effect.all([request(undefined), request("k1"), request("k1"), request("k2"), request("k1")], { concurrency: "unbounded" })
+        const k1 = [answers[1], answers[2], answers[4]]
         expect(new Set(k1.map((a) => a.run.id)).size).toBe(1)
         expect(k1.filter((a) => a.created).length).toBe(1)
-        expect(answers[3]!.created).toBe(true)
+        expect(answers[3].created).toBe(true)
         expect((yield* runsOf(triggerId)).length).toBe(3)
       })))
 
-  it.scoped("a gone trigger: every request in the group answers undefined, nothing is stored", () =>
+  it.scoped("a gone trigger: every request in the group is refused as not found, nothing is stored", () =>
     withRequests(() =>
       Effect.gen(function*() {
         const s = yield* seed(new Date(0))
         const triggerId = yield* addTrigger(s.environmentId)
         const sql = yield* SqlClient.SqlClient
         yield* Effect.orDie(sql`UPDATE triggers SET deleted_at = now() WHERE id = ${triggerId}`)
-        const requests = yield* RunRequests
+        // An operator key's requests go to the creating statement as one group, which finds no live trigger.
         const answers = yield* Effect.all(
-          Array.from({ length: 5 }, () =>
-            requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey: "same", actor: actor(s.userId) })),
+          Array.from({ length: 5 }, () => Effect.flip(ask(triggerId, operatorKey(s.environmentId), undefined, "same"))),
           { concurrency: "unbounded" }
         )
-        expect(answers).toEqual([undefined, undefined, undefined, undefined, undefined])
-        // Another environment's id for a live trigger finds nothing either.
+        expect(answers.map((a) => a._tag)).toEqual(["TriggerNotFound", "TriggerNotFound", "TriggerNotFound", "TriggerNotFound", "TriggerNotFound"])
+        // Another environment's key for a live trigger finds nothing either: the trigger is not visible to it.
         const live = yield* addTrigger(s.environmentId)
-        const elsewhere = yield* requests.request(live, crypto.randomUUID(), { input: undefined, idempotencyKey: undefined, actor: actor(s.userId) })
-        expect(elsewhere).toBeUndefined()
+        const elsewhere = yield* Effect.flip(ask(live, operatorKey(crypto.randomUUID()), undefined, undefined))
+        expect(elsewhere).toMatchObject({ _tag: "NotVisible", what: "trigger" })
+        // An MCP token reaches its own trigger only: another of its environment is not found.
+        const mcp: Actor = { _tag: "Mcp", triggerId: triggerId, environmentId: s.environmentId, role: "operator" }
+        expect(yield* Effect.flip(ask(live, mcp, undefined, undefined))).toMatchObject({ _tag: "TriggerNotFound", triggerId: live })
         expect((yield* runsOf(triggerId)).length + (yield* runsOf(live)).length).toBe(0)
       })))
 
@@ -104,10 +112,8 @@ describe("run requests committed in groups (RunRequests)", () => {
         const second = yield* addWorker({ environmentId: s.environmentId }, new Date(t0))
         const third = yield* addWorker({ environmentId: s.environmentId }, new Date(t0))
         const triggerId = yield* addTrigger(s.environmentId)
-        const requests = yield* RunRequests
         yield* Effect.all(
-          Array.from({ length: 9 }, () =>
-            requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey: undefined, actor: actor(s.userId) })),
+          Array.from({ length: 9 }, () => ask(triggerId, actor(s.userId), undefined, undefined)),
           { concurrency: "unbounded" }
         )
         const rows = yield* runsOf(triggerId)
@@ -139,8 +145,7 @@ describe("run requests committed in groups (RunRequests)", () => {
             FROM generate_series(1, 2)`.pipe(Effect.orDie)
         }
         const triggerId = yield* addTrigger(s.environmentId)
-        const requests = yield* RunRequests
-        const request = requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey: undefined, actor: actor(s.userId) })
+        const request = ask(triggerId, actor(s.userId), undefined, undefined)
         // One alone, then three at once (grouped where they meet a statement in flight).
         yield* request
         yield* Effect.all([request, request, request], { concurrency: "unbounded" })
@@ -162,15 +167,13 @@ describe("run requests committed in groups (RunRequests)", () => {
         const wakeups = yield* Wakeups
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
         const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
-        const requests = yield* RunRequests
         const answers = yield* Effect.all(
-          Array.from({ length: 4 }, () =>
-            requests.request(triggerId, s.environmentId, { input: undefined, idempotencyKey: undefined, actor: actor(s.userId) })),
+          Array.from({ length: 4 }, () => ask(triggerId, actor(s.userId), undefined, undefined)),
           { concurrency: "unbounded" }
         )
         const handed: ReadonlyArray<PolledRow> = yield* Fiber.join(waiting)
         expect(handed.length).toBe(1)
-        expect(answers.map((a) => a!.run.id)).toContain(handed[0]!.id)
+        expect(answers.map((a) => a.run.id)).toContain(handed[0]!.id)
         const rows = yield* runsOf(triggerId)
         expect(rows.filter((r) => r.status === "claimed").map((r) => r.id)).toEqual([handed[0]!.id])
         expect(rows.filter((r) => r.status === "assigned").length).toBe(3)

@@ -5,9 +5,9 @@ import { addMember, createTrigger, mintApiKey, registerWorker, setupEnvironment 
 import { call, layer } from "../support/TestApp.js"
 
 const runFields = [
-  "assignedAt", "attempt", "cancelRequestedAt", "claimedAt", "costUsd", "createdAt", "durationMs", "endedAt", "environmentId",
-  "errorMessage", "faultClass", "id", "input", "lastHeartbeatAt", "retryOfRunId", "shortMessage", "startedAt",
-  "status", "triggerId", "workerId"
+  "assignedAt", "attempt", "availableAt", "cancelRequestedAt", "claimedAt", "concurrencyKey", "costUsd", "createdAt", "durationMs",
+  "endedAt", "environmentId", "errorMessage", "expiresAt", "faultClass", "id", "input", "lastHeartbeatAt", "priority", "replayOfRunId",
+  "retryOfRunId", "shortMessage", "startedAt", "status", "tags", "triggerId", "waitPool", "waitReason", "workerId"
 ]
 
 const runPath = (triggerId: string) => `/api/v1/triggers/${triggerId}/run`

@@ -3,13 +3,14 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
-import { CurrentActor } from "../../src/Auth/Security.js"
+import { CurrentActor } from "../../src/Contract/Security.js"
 import { RunCancellation } from "../../src/Runs/Cancellation.js"
-import { Supervisor } from "../../src/Scheduler/Supervisor.js"
+import { Supervisor } from "../../src/Scheduler/Supervision.js"
 import { Transitions } from "../../src/Scheduler/Transitions.js"
 import { WorkerProtocol } from "../../src/WorkerProtocol/WorkerProtocol.js"
 import { Policy } from "../../src/Tenancy/Policy.js"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
+import * as Tuning from "../../src/Config/Tuning.js"
 import { addTrigger, eventually, requestRun, runState, scheduled, seed, settle, type Seed } from "./support.js"
 
 /** Large enough that only the per-run fibers act, never the sweep. */
@@ -19,7 +20,7 @@ const noSweep = { sweepIntervalMillis: 3_600_000 }
 const cancelAs = (env: Seed, runId: string) =>
   Effect.flatMap(RunCancellation, (cancellation) => cancellation.cancel(runId)).pipe(
     Effect.provideService(CurrentActor, { _tag: "ApiKey", keyId: uuidv7(), environmentId: env.environmentId, role: "operator" }),
-    Effect.provide(RunCancellation.Default.pipe(Layer.provide(Policy.Default)))
+    Effect.provide(RunCancellation.Default.pipe(Layer.provide(Policy.Default), Layer.provide(Tuning.layer({}))))
   )
 
 const counts = (runId: string, triggerId: string) =>

@@ -4,10 +4,11 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../../src/Db/Notifications.js"
-import { RunStore } from "../../src/RunStore/RunStore.js"
-import { Supervisor } from "../../src/Scheduler/Supervisor.js"
-import type { PolledRow } from "../../src/Domain/Run.js"
-import { Wakeups } from "../../src/Scheduler/Wakeups.js"
+import { type Created, RunStore } from "../../src/RunStore/RunStore.js"
+import * as SqlRunStore from "../../src/RunStore/SqlRunStore.js"
+import { Supervisor } from "../../src/Scheduler/Supervision.js"
+import type { PolledRow } from "../../src/Contract/Domain/Run.js"
+import { Wakeups } from "../../src/Scheduler/Dispatch.js"
 import { addTrigger, runState, scheduled, seed } from "./support.js"
 
 /** Runs before the store's next creating statement (once), so a test can act while the statement is under way. */
@@ -17,7 +18,7 @@ let beforeStatement: Effect.Effect<void> = Effect.void
 const storeWithHook = Layer.effect(
   RunStore,
   Effect.map(RunStore, (repo) =>
-    new RunStore({
+    RunStore.of({
       ...repo,
       createMany: (triggerId, requests, options) =>
         Effect.suspend(() => {
@@ -26,7 +27,7 @@ const storeWithHook = Layer.effect(
           return Effect.zipRight(hook, repo.createMany(triggerId, requests, options))
         })
     }))
-).pipe(Layer.provide(RunStore.Default))
+).pipe(Layer.provide(SqlRunStore.layer))
 
 /** Wakeups alone: LISTEN never delivers anything here. */
 const wakeupsOnly = Wakeups.Default.pipe(
@@ -129,16 +130,17 @@ describe("run creation with a waiting claim poll (database)", () => {
         const supervisor = yield* Supervisor
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
         const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
-        const [created] = yield* supervisor.createRuns(
+        const [requested] = yield* supervisor.createRuns(
           triggerId,
           [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
           { environmentId: s.environmentId }
         )
+        const created = requested as Created
         // The answer still reads as requested.
-        expect(created!.run.status).toBe("queued")
+        expect(created.run.status).toBe("queued")
         const handed = yield* Fiber.join(waiting)
-        expect(handed.map((r) => [r.id, r.status, r.trigger_name])).toEqual([[created!.run.id, "claimed", "job"]])
-        const state = yield* runState(created!.run.id)
+        expect(handed.map((r) => [r.id, r.status, r.trigger_name])).toEqual([[created.run.id, "claimed", "job"]])
+        const state = yield* runState(created.run.id)
         expect(state.status).toBe("claimed")
         expect(state.worker_id).toBe(s.workerId)
         expect(state.deadline_at!.getTime() - state.assigned_at!.getTime()).toBe(7000)
@@ -154,13 +156,14 @@ describe("run creation with a waiting claim poll (database)", () => {
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
         // The poll leaves while the statement runs (its client disconnected).
         beforeStatement = wakeups.abandon(offer)
-        const [created] = yield* supervisor.createRuns(
+        const [requested] = yield* supervisor.createRuns(
           triggerId,
           [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
           { environmentId: s.environmentId }
         )
-        expect(created!.assigned?.claimed?.status).toBe("claimed")
-        const state = yield* runState(created!.run.id)
+        const created = requested as Created
+        expect(created.assigned?.claimed?.status).toBe("claimed")
+        const state = yield* runState(created.run.id)
         expect(state.status).toBe("assigned")
         expect(state.worker_id).toBe(s.workerId)
         expect(state.deadline_at!.getTime()).toBe(t0 + 30_000)

@@ -1,6 +1,6 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -15,7 +15,7 @@ import { migrate } from "../../src/Db/Migrations.js"
 import type { Notifications } from "../../src/Db/Notifications.js"
 import * as PgliteClient from "../../src/Db/PgliteClient.js"
 import { origin } from "../support/TestApp.js"
-import { freshDatabaseUrl, layerFromUrl, usingPostgres } from "../support/TestDatabase.js"
+import { freshDatabaseUrl, layerFromUrl, pgliteOptions, usingPostgres } from "../support/TestDatabase.js"
 
 export type Db = SqlClient.SqlClient | Notifications
 
@@ -37,7 +37,11 @@ export type Location = Effect.Effect.Success<typeof databaseLocation>
 export const databaseLayer = (location: Location): Layer.Layer<Db> =>
   (location._tag === "Postgres"
     ? layerFromUrl(location.url).pipe(Layer.provide(Reactivity.layer))
-    : PgliteClient.layer(path.join(location.dir, "pg")).pipe(Layer.tap((ctx) => migrate.pipe(Effect.provide(ctx))))).pipe(
+    // The first open loads the migrated template into the directory (no initdb); a reopen finds it.
+    : Layer.unwrapEffect(Effect.sync(() => {
+      const dataDir = path.join(location.dir, "pg")
+      return PgliteClient.layer(dataDir, undefined, pgliteOptions(dataDir))
+    })).pipe(Layer.tap((ctx) => migrate.pipe(Effect.provide(ctx))))).pipe(
       Layer.orDie
     )
 

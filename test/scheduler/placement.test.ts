@@ -8,6 +8,7 @@ import * as Tuning from "../../src/Config/Tuning.js"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
 import { comparePlaces, type LoadedWorker, placeEach } from "../../src/RunStore/Placement.js"
 import { RunStore } from "../../src/RunStore/RunStore.js"
+import * as SqlRunStore from "../../src/RunStore/SqlRunStore.js"
 import { addTrigger, addWorker, databaseLayer, seedTenant } from "./support.js"
 
 /**
@@ -28,6 +29,8 @@ interface WorkerCase {
   readonly waiting: number
   /** Claimed or running. */
   readonly busy: number
+  /** Runs it was given before and that ended: no load, but newer ones place it later among equals. */
+  readonly given: number
 }
 
 interface Case {
@@ -41,7 +44,8 @@ const workerCase: fc.Arbitrary<WorkerCase> = fc.record({
   seen: fc.constantFrom("recent", "recent", "quiet", "offline"),
   draining: fc.integer({ min: 0, max: 9 }).map((n) => n < 2),
   waiting: fc.integer({ min: 0, max: 3 }),
-  busy: fc.integer({ min: 0, max: 3 })
+  busy: fc.integer({ min: 0, max: 3 }),
+  given: fc.integer({ min: 0, max: 2 })
 })
 
 const cases: fc.Arbitrary<Case> = fc.array(workerCase, { minLength: 1, maxLength: 10 }).chain((workers) =>
@@ -52,7 +56,7 @@ const cases: fc.Arbitrary<Case> = fc.array(workerCase, { minLength: 1, maxLength
   })
 )
 
-const layer = RunStore.Default.pipe(Layer.provide(Tuning.layer(rules)), Layer.provideMerge(databaseLayer))
+const layer = SqlRunStore.layer.pipe(Layer.provide(Tuning.layer(rules)), Layer.provideMerge(databaseLayer))
 
 /** Seeds one case in an environment of its own; answers the trigger, the workers' ids and what the pass would read of them. */
 const seedCase = (c: Case, now: number) =>
@@ -67,6 +71,16 @@ const seedCase = (c: Case, now: number) =>
       workers.push({ id: workerId, worker })
     }
     const loadTrigger = yield* addTrigger(tenant.environmentId)
+    // Runs given earlier and ended: no load, but they say who was given a run last.
+    for (const { id, worker } of workers) {
+      for (let i = 0; i < worker.given; i++) {
+        yield* sql`
+          INSERT INTO runs (id, trigger_id, environment_id, status, timeout_seconds, heartbeat_timeout_seconds, max_retries,
+            worker_id, assigned_at, ended_at)
+          VALUES (${uuidv7()}, ${loadTrigger}, ${tenant.environmentId}, 'succeeded', 60, 5, 0, ${id},
+            ${new Date(now - 5000).toISOString()}::timestamptz, ${new Date(now - 4000).toISOString()}::timestamptz)`
+      }
+    }
     for (const { id, worker } of workers) {
       const held = [...Array(worker.waiting).fill("assigned"), ...Array(worker.busy).fill("running")] as Array<string>
       for (const status of held) {
@@ -79,6 +93,10 @@ const seedCase = (c: Case, now: number) =>
     }
     const triggerId = yield* addTrigger(tenant.environmentId, { workerId: c.pinned === undefined ? null : workers[c.pinned]!.id })
     // What the pass reads: workers that take new runs (online, not draining), with their loads.
+    const lastRuns = new Map((yield* sql<{ worker_id: string; last_run: string }>`
+      SELECT worker_id, max(id::text COLLATE "C") AS last_run FROM runs
+      WHERE worker_id IN (SELECT id FROM workers WHERE environment_id = ${tenant.environmentId}) GROUP BY worker_id`)
+      .map((r) => [r.worker_id, r.last_run]))
     const loaded: Array<LoadedWorker> = workers
       .filter(({ worker }) => worker.seen !== "offline" && !worker.draining)
       .map(({ id, worker }) => ({
@@ -86,7 +104,8 @@ const seedCase = (c: Case, now: number) =>
         cost: worker.waiting + worker.busy,
         waiting: worker.waiting,
         recent: worker.seen === "recent",
-        polling: false
+        polling: false,
+        lastRun: lastRuns.get(id) ?? ""
       }))
     return {
       environmentId: tenant.environmentId,
@@ -136,7 +155,7 @@ const bothForms = (c: Case) =>
 describe("the placement rule's two forms agree", () => {
   it.effect("run creation (SQL), placeEach and a whole assignment pass choose the same workers, in order", () =>
     Effect.gen(function*() {
-      const samples = fc.sample(cases, { numRuns: 60, seed: 15 })
+      const samples = fc.sample(cases, { numRuns: 60, seed: 16 })
       let placed = 0
       for (const c of samples) {
         const { byJs, byPass, bySql } = yield* bothForms(c)
@@ -148,19 +167,21 @@ describe("the placement rule's two forms agree", () => {
       expect(placed).toBeGreaterThan(samples.length)
     }).pipe(Effect.provide(layer)))
 
-  it("the order: in touch first, then the lowest cost, then a preferred worker, then the id", () => {
-    const place = (recent: boolean, cost: number, polling: boolean, id: string) => ({ recent, cost, polling, id })
+  it("the order: in touch first, then the lowest cost, then a preferred worker, then the least recently given a run, then the id", () => {
+    const place = (recent: boolean, cost: number, polling: boolean, id: string, lastRun = "") => ({ recent, cost, polling, lastRun, id })
     const places = [
       place(false, 0, true, "a"),
       place(true, 2, false, "a"),
       place(true, 1, false, "b"),
       place(true, 1, true, "c"),
-      place(true, 1, false, "a")
+      place(true, 1, false, "a", "0190"),
+      place(true, 1, false, "d", "0180")
     ]
     expect([...places].sort(comparePlaces)).toEqual([
       place(true, 1, true, "c"),
-      place(true, 1, false, "a"),
       place(true, 1, false, "b"),
+      place(true, 1, false, "d", "0180"),
+      place(true, 1, false, "a", "0190"),
       place(true, 2, false, "a"),
       place(false, 0, true, "a")
     ])

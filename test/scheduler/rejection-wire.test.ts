@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Conflict, NotFound } from "../../src/Domain/Errors.js"
+import { Conflict, NotFound } from "../../src/Contract/Domain/ApiErrors.js"
 import { RunNotFound, RunStateConflict } from "../../src/Scheduler/RunRejection.js"
-import { rejectedRun, rejectionError } from "../../src/Http/RunRejections.js"
+import { rejectedRun, rejectionError } from "../../src/Runs/RunWireErrors.js"
 
 const runId = "01a2059a-8d10-7335-b62e-f1db70327ba4"
 

@@ -6,8 +6,8 @@ import * as TestClock from "effect/TestClock"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
-import { RunEvents } from "../../src/Scheduler/RunEvents.js"
-import { Supervisor } from "../../src/Scheduler/Supervisor.js"
+import { RunEvents } from "../../src/Scheduler/RunFeed.js"
+import { Supervisor } from "../../src/Scheduler/Supervision.js"
 import { WorkerProtocol } from "../../src/WorkerProtocol/WorkerProtocol.js"
 import {
   addTrigger,
@@ -247,7 +247,9 @@ describe("supervision (TestClock)", () => {
         expect(after.filter((s) => s === "queued")).toHaveLength(1)
       })))
 
-  it.scoped("startup: every non-terminal run is supervised again and overdue deadlines fire at once", () =>
+  // The service was last seen alive at t0 - 20 s (`service_instances`); the
+  // scheduler starts at t0 on a database that already holds these runs.
+  const startAfterOutage = (record: { readonly lastSeen: number; readonly stopped: boolean } | undefined) =>
     Effect.gen(function*() {
       const t0 = Date.now()
       yield* TestClock.setTime(t0)
@@ -266,13 +268,66 @@ describe("supervision (TestClock)", () => {
                     ${new Date(deadline).toISOString()}::timestamptz)`
           return id
         })
-      const overdue = yield* insert("running", t0 - 10_000)
-      const later = yield* insert("claimed", t0 + 3_600_000)
-      // The scheduler starts only now, on a database that already holds these runs.
+      if (record !== undefined) {
+        const at = new Date(record.lastSeen).toISOString()
+        yield* sql`
+          INSERT INTO service_instances (id, started_at, last_seen_at, stopped_at)
+          VALUES (${uuidv7()}, ${at}::timestamptz, ${at}::timestamptz, ${record.stopped ? at : null}::timestamptz)`
+      }
+      return {
+        t0,
+        // Due while the service still ran: nothing to forgive.
+        dueBefore: yield* insert("running", t0 - 30_000),
+        // Due while the service was away.
+        dueAway: yield* insert("running", t0 - 10_000),
+        later: yield* insert("claimed", t0 + 3_600_000)
+      }
+    })
+
+  it.scoped("startup after an outage: deadlines due while the service ran fire at once, those due while it was away get one window", () =>
+    Effect.gen(function*() {
+      const { dueAway, dueBefore, later, t0 } = yield* startAfterOutage({ lastSeen: Date.now() - 20_000, stopped: true })
       yield* Effect.gen(function*() {
-        yield* eventually(statusOf(overdue), (r) => r.status === "timed_out")
+        yield* eventually(statusOf(dueBefore), (r) => r.status === "timed_out")
+        const graced = yield* statusOf(dueAway)
+        expect(graced.status).toBe("running")
+        // One heartbeat window (5 s) from the start.
+        expect(graced.deadline_at!.getTime()).toBe(t0 + 5_000)
         expect((yield* statusOf(later)).status).toBe("claimed")
-        expect(yield* (yield* Supervisor).size).toBe(1)
+        expect(yield* (yield* Supervisor).size).toBe(2)
+        yield* TestClock.adjust("4 seconds")
+        yield* settle
+        expect((yield* statusOf(dueAway)).status).toBe("running")
+        yield* TestClock.adjust("2 seconds")
+        const ended = yield* eventually(statusOf(dueAway), (r) => r.status === "timed_out")
+        expect(ended.fault_class).toBe("infra")
+      }).pipe(Effect.provide(schedulerOnly(noSweep)))
+    }).pipe(Effect.provide(databaseLayer)))
+
+  it.scoped("startup while another instance is alive: no outage, every overdue deadline fires at once", () =>
+    Effect.gen(function*() {
+      // Another instance recorded itself a second ago and did not stop.
+      const { dueAway, dueBefore, later } = yield* startAfterOutage({ lastSeen: Date.now() - 1_000, stopped: false })
+      yield* Effect.gen(function*() {
+        yield* eventually(statusOf(dueBefore), (r) => r.status === "timed_out")
+        yield* eventually(statusOf(dueAway), (r) => r.status === "timed_out")
+        expect((yield* statusOf(later)).status).toBe("claimed")
+      }).pipe(Effect.provide(schedulerOnly(noSweep)))
+    }).pipe(Effect.provide(databaseLayer)))
+
+  it.scoped("startup with no record of the service (first start of this version): every overdue deadline gets one window", () =>
+    Effect.gen(function*() {
+      const { dueAway, dueBefore, t0 } = yield* startAfterOutage(undefined)
+      yield* Effect.gen(function*() {
+        yield* settle
+        for (const id of [dueBefore, dueAway]) {
+          const row = yield* statusOf(id)
+          expect(row.status).toBe("running")
+          expect(row.deadline_at!.getTime()).toBe(t0 + 5_000)
+        }
+        const sql = yield* SqlClient.SqlClient
+        const instances = yield* sql<{ stopped_at: Date | null }>`SELECT stopped_at FROM service_instances`
+        expect(instances).toEqual([{ stopped_at: null }])
       }).pipe(Effect.provide(schedulerOnly(noSweep)))
     }).pipe(Effect.provide(databaseLayer)))
 
@@ -300,13 +355,16 @@ describe("supervision (TestClock)", () => {
           (rows) => rows.every((r) => r.status === "timed_out")
         )
         expect(ended.every((r) => r.fault_class === "infra")).toBe(true)
-        // Each recorded when its own fiber woke: past its own deadline, within
-        // the second the contract allows (timers run late on a busy CI).
+        // Each recorded when its own fiber woke: past its own deadline, and soon
+        // after it, not at a sweep (an hour away here). How soon is the bench's
+        // `lateness` (bench/scenarios/supervision.ts: the contract's second, on a
+        // quiet machine); this bound is loose because timers run seconds late at
+        // load 16, and a wall-clock bound in a test must not fail for load.
         const deadline = new Map(rows.map((r) => [r.id, r.deadline_at.getTime()]))
         for (const r of ended) {
           const late = r.ended_at.getTime() - deadline.get(r.id)!
           expect(late).toBeGreaterThan(0)
-          expect(late).toBeLessThan(1000)
+          expect(late).toBeLessThan(15_000)
         }
         // Fewer statements than runs: the time-outs that fell due together
         // shared them. On Postgres only: the embedded database runs each

@@ -1,11 +1,12 @@
+import { type Created, RunStore } from "../../src/RunStore/RunStore.js"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
 import { sha256 } from "../../src/Crypto/Tokens.js"
-import { Supervisor } from "../../src/Scheduler/Supervisor.js"
-import { RunStore } from "../../src/RunStore/RunStore.js"
+import { Supervisor } from "../../src/Scheduler/Supervision.js"
+import * as SqlRunStore from "../../src/RunStore/SqlRunStore.js"
 import * as Scheduler from "../../src/Scheduler/Scheduler.js"
 import { TerminalHandoff } from "../../src/Scheduler/TerminalHandoff.js"
 import { WorkerProtocol } from "../../src/WorkerProtocol/WorkerProtocol.js"
@@ -18,12 +19,12 @@ import * as TestDatabase from "../support/TestDatabase.js"
  * every timestamp and deadline the scheduler writes comes from the Effect
  * `Clock`, so adjusting the `TestClock` drives the supervision fibers.
  */
-/** The run store the scheduler goes through: `RunStore.Default`, or a test's wrapper of it. */
+/** The run store the scheduler goes through: `SqlRunStore.layer`, or a test's wrapper of it. */
 export type Store = Layer.Layer<RunStore, never, SqlClient.SqlClient | Tuning.Tuning>
 
 export const schedulerBesideDelivery = (
   options: Partial<Tuning.TuningShape> = {},
-  store: Store = RunStore.Default
+  store: Store = SqlRunStore.layer
 ) =>
   WorkerProtocol.Default.pipe(
     Layer.provideMerge(Scheduler.layer),
@@ -124,7 +125,7 @@ export const requestRun = (triggerId: string, userId: string) =>
     const [created] = yield* supervisor.createRuns(triggerId, [
       { input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId, sessionHash: "test" } }
     ])
-    return created!.run.id
+    return (created as Created).run.id
   })
 
 export interface RunState {
@@ -152,17 +153,20 @@ const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout
 
 /**
  * Polls `check` (in real time) until it holds: after a `TestClock.adjust` the
- * woken fibers still have database work to finish. Fails after ~5 s.
+ * woken fibers still have database work to finish. Fails after 30 s of real
+ * time (about 50 ms on a quiet machine; generous so a machine at load 16 passes).
  */
 export const eventually = <A>(read: Effect.Effect<A, never, SqlClient.SqlClient>, check: (a: A) => boolean) =>
   Effect.gen(function*() {
     let last: A | undefined
-    for (let i = 0; i < 250; i++) {
+    const deadline = Date.now() + 30_000
+    for (;;) {
       last = yield* read
       if (check(last)) return last
+      if (Date.now() > deadline) break
       yield* realPause
     }
-    return yield* Effect.dieMessage(`condition not reached; last value: ${JSON.stringify(last)}`)
+    return yield* Effect.dieMessage(`condition not reached within 30 s; last value: ${JSON.stringify(last)}`)
   })
 
 /** Lets the woken fibers finish their database work, for checks that something did NOT happen. */

@@ -259,7 +259,8 @@ withLayer(layer(), { excludeTestServices: true })("worker protocol", (it) => {
       const res = yield* Fiber.join(fiber)
       expect(res.status).toBe(200)
       expect(res.body.runs.map((r: any) => r.id)).toEqual([runId])
-      expect(Date.now() - started).toBeLessThan(5000)
+      // Well before the 20 s wait would end, yet loose enough for a machine at load 16.
+      expect(Date.now() - started).toBeLessThan(12_000)
 
       // With nothing to hand out, a short wait ends empty after about its length.
       const t0 = Date.now()
@@ -379,14 +380,20 @@ withLayer(layer(), { excludeTestServices: true })("worker protocol", (it) => {
       const env = yield* setupEnvironment()
       const sql = yield* SqlClient.SqlClient
       const worker = yield* registerWorker(env)
-      const fiber = yield* Effect.fork(poll(worker, "?wait=8"))
+      const fiber = yield* Effect.fork(poll(worker, "?wait=20"))
       yield* Effect.sleep("300 millis")
       yield* sql`UPDATE workers SET last_seen_at = now() - interval '20 seconds' WHERE id = ${worker.workerId}`
-      // The presence loop (every 2 s) records the waiting poll again.
-      yield* Effect.sleep("2500 millis")
-      const seen = yield* sql<{ age: number }>`
-        SELECT extract(epoch FROM now() - last_seen_at)::float8 AS age FROM workers WHERE id = ${worker.workerId}`
-      expect(seen[0]!.age).toBeLessThan(3)
+      // The presence loop (every 2 s) records the waiting poll again, while it
+      // still waits: looked for during 12 s (at load 16 the loop runs late),
+      // well before the poll's 20 s end could record it instead.
+      let age = Number.POSITIVE_INFINITY
+      for (let i = 0; i < 48 && !(age < 3); i++) {
+        yield* Effect.sleep("250 millis")
+        const seen = yield* sql<{ age: number }>`
+          SELECT extract(epoch FROM now() - last_seen_at)::float8 AS age FROM workers WHERE id = ${worker.workerId}`
+        age = seen[0]!.age
+      }
+      expect(age).toBeLessThan(3)
       yield* Fiber.interrupt(fiber)
     }))
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Cron from "effect/Cron"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as S from "../../src/Triggers/Schedule.js"
+import * as Schedule from "../../src/Contract/Schedule.js"
+import * as S from "../../src/Triggers/Ticks.js"
 
 const ticks = (cron: string, timezone: string, fromIso: string, n: number) => {
   const c = S.cronOf({ cron, timezone })
@@ -125,12 +126,12 @@ describe("Schedule (pure tick rules)", () => {
   })
 
   it("input: 5 or 6 fields, zone canonical, defaults filled", () => {
-    const decode = Schema.decodeUnknownEither(S.ScheduleInput)
+    const decode = Schema.decodeUnknownEither(Schedule.ScheduleInput)
     expect(Either.isRight(decode({ cron: "* * * * * *" }))).toBe(true)
     expect(decode({ cron: "0 9 * * 1-5", timezone: "america/new_york" })).toEqual(
       Either.right({ cron: "0 9 * * 1-5", timezone: "America/New_York" })
     )
-    expect(S.resolve({ cron: " 0  9 * * 1-5 " })).toEqual({ cron: "0 9 * * 1-5", timezone: "UTC", catchUp: "latest" })
+    expect(Schedule.resolve({ cron: " 0  9 * * 1-5 " })).toEqual({ cron: "0 9 * * 1-5", timezone: "UTC", catchUp: "latest" })
     expect(Either.isLeft(decode({ cron: "* * * * * * *" }))).toBe(true)
     expect(Either.isLeft(decode({ cron: "* * * * *", timezone: "UTC+2" }))).toBe(true)
     // Effect's Cron is what the rules rest on: seconds default to 0 in the 5-field form.

@@ -5,26 +5,24 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import { AuditLog } from "../../src/Audit/AuditLog.js"
-import { CurrentActor } from "../../src/Auth/Security.js"
+import { CurrentActor } from "../../src/Contract/Security.js"
 import { testConfig as configWith } from "../support/TestConfig.js"
 import { SecretBox } from "../../src/Crypto/SecretBox.js"
 import { Policy } from "../../src/Tenancy/Policy.js"
-import type { ScheduleInput } from "../../src/Triggers/Schedule.js"
+import type { ScheduleInput } from "../../src/Contract/Schedule.js"
 import { ScheduleFiring, ScheduleFiringConfig } from "../../src/Triggers/ScheduleFiring.js"
 import { Triggers } from "../../src/Triggers/Triggers.js"
 import { TriggersRepo } from "../../src/Triggers/TriggersRepo.js"
 import { UrlGuard } from "../../src/Webhooks/UrlGuard.js"
-import { RunStore } from "../../src/RunStore/RunStore.js"
-import { Assignment } from "../../src/Scheduler/Assignment.js"
-import { RunEvents } from "../../src/Scheduler/RunEvents.js"
-import { RunFeed } from "../../src/Scheduler/RunFeed.js"
+import * as SqlRunStore from "../../src/RunStore/SqlRunStore.js"
+import { Assignment, Wakeups } from "../../src/Scheduler/Dispatch.js"
+import { RunEvents, RunFeed } from "../../src/Scheduler/RunFeed.js"
 import * as Tuning from "../../src/Config/Tuning.js"
-import { Supervisor } from "../../src/Scheduler/Supervisor.js"
+import { Supervisor } from "../../src/Scheduler/Supervision.js"
 import { TerminalHandoff } from "../../src/Scheduler/TerminalHandoff.js"
+import { DueAlarm } from "../../src/Scheduler/Due.js"
 import { Transitions } from "../../src/Scheduler/Transitions.js"
-import { Wakeups } from "../../src/Scheduler/Wakeups.js"
-import { seedTenant } from "../scheduler/support.js"
-import { databaseLayer, eventually, settle } from "../scheduler/support.js"
+import { databaseLayer, eventually, seedTenant, settle } from "../scheduler/support.js"
 
 /**
  * The scheduling fiber under the `TestClock`: days of ticks, both DST
@@ -47,7 +45,7 @@ const noSweep = { sweepIntervalMillis: 24 * 3_600_000 }
  */
 const supervision = Supervisor.Default.pipe(
   Layer.provideMerge(Layer.mergeAll(Assignment.Default, Transitions.Default)),
-  Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default, RunStore.Default)),
+  Layer.provideMerge(Layer.mergeAll(Wakeups.Default, RunEvents.Default, RunFeed.Default, DueAlarm.Default, SqlRunStore.layer)),
   Layer.provide(Tuning.layer(noSweep)),
   Layer.provide(TerminalHandoff.none)
 )
@@ -315,6 +313,27 @@ withLayer(databaseLayer)("scheduled triggers under the TestClock", (it) => {
           expect(again.nextRunAt?.toISOString()).toBe(iso("2026-05-01T11:10:00Z"))
           yield* walk(trigger.id, [{ at: "2026-05-01T11:10:00Z", fires: true }])
           expect(yield* ticksOf(trigger.id)).toEqual([iso("2026-05-01T10:00:00Z"), iso("2026-05-01T11:10:00Z")])
+        })))
+
+    it.scoped("a tick whose input does not match the trigger's inputSchema is skipped: no run, the schedule moves on, other schedules keep firing", () =>
+      at("2026-05-01T09:55:00Z", (seeded) =>
+        Effect.gen(function*() {
+          // Declared without an input of its own: a tick (which has no input but the trigger's) cannot satisfy it.
+          const typed = yield* Effect.flatMap(Triggers, (triggers) =>
+            triggers.create(seeded.environmentId, {
+              name: "typed",
+              inputSchema: { type: "object", required: ["ref"] },
+              schedule: { cron: "*/10 * * * *" }
+            })).pipe(asOwner(seeded), Effect.orDie)
+          const plain = yield* createScheduled(seeded, { cron: "*/10 * * * *" })
+          yield* walk(plain.id, [{ at: "2026-05-01T10:00:00Z", fires: true }, { at: "2026-05-01T10:10:00Z", fires: true }])
+          expect(yield* runsOf(typed.id)).toEqual([])
+          // Skipped, not retried forever: the schedule is at its next tick.
+          yield* eventually(nextRunAt(typed.id), (next) => next === iso("2026-05-01T10:20:00Z"))
+          // Given a matching input, the next tick fires.
+          yield* Effect.flatMap(Triggers, (triggers) => triggers.update(typed.id, { input: { ref: "main" } })).pipe(asOwner(seeded), Effect.orDie)
+          yield* walk(typed.id, [{ at: "2026-05-01T10:20:00Z", fires: true }])
+          expect((yield* runsOf(typed.id)).map((r) => r.input)).toEqual([{ ref: "main" }])
         })))
 
     it.scoped("a soft-deleted trigger never fires again", () =>

@@ -1,4 +1,5 @@
-import { FetchHttpClient, HttpServer } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"

@@ -3,8 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
-import { Conflict, ServiceUnavailable, Unauthorized } from "../../src/Domain/Errors.js"
-import { defaultRetrySchedule, isTransient } from "../../src/WorkerSdk/index.js"
+import { Conflict, ServiceUnavailable, Unauthorized } from "../../src/Contract/Domain/ApiErrors.js"
+import { defaultRetrySchedule, isTransient } from "../../src/WorkerSdk/WorkerSdk.js"
 import { retryTransient } from "../../src/WorkerSdk/Transient.js"
 
 describe("transient retries", () => {

@@ -3,12 +3,12 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 
 // docker compose is one of the ways to run the service: every variable the
-// README's configuration table documents must reach the container.
+// configuration table (docs/configuration.md) documents must reach the container.
 
 const root = path.resolve(import.meta.dirname, "../..")
 
 const documented = (): ReadonlyArray<string> =>
-  [...fs.readFileSync(path.join(root, "README.md"), "utf8").matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!)
+  [...fs.readFileSync(path.join(root, "docs", "configuration.md"), "utf8").matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]!)
 
 const passedToApp = (): ReadonlySet<string> => {
   const compose = fs.readFileSync(path.join(root, "docker-compose.yml"), "utf8")

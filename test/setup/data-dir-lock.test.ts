@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { lockFileOf } from "../../src/Db/DataDirLock.js"
 import * as PgliteClient from "../../src/Db/PgliteClient.js"
 import { request, startService } from "../support/Process.js"
+import { pgliteOptions, seedPgliteDir } from "../support/TestDatabase.js"
 
 // One process per embedded data directory (issue 22, item 1).
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "pts-lock-"))
@@ -20,7 +21,7 @@ describe("the embedded data directory is opened by one process at a time", () =>
   it.live("a second opening is refused while the first holds it; the first keeps working; after release it opens", () =>
     Effect.gen(function*() {
       const dir = path.join(tempDir(), "pg")
-      const first = yield* Layer.build(PgliteClient.layer(dir))
+      const first = yield* Layer.build(PgliteClient.layer(dir, undefined, pgliteOptions(dir)))
       const second = yield* Effect.exit(Effect.scoped(Layer.build(PgliteClient.layer(dir))))
       expect(Exit.isFailure(second)).toBe(true)
       if (Exit.isFailure(second)) {
@@ -33,7 +34,7 @@ describe("the embedded data directory is opened by one process at a time", () =>
   it.live("the lock is released with the database, and a stale lock (its process gone) is taken over", () =>
     Effect.gen(function*() {
       const dir = path.join(tempDir(), "pg")
-      yield* Effect.scoped(Effect.andThen(Layer.build(PgliteClient.layer(dir)), Effect.void))
+      yield* Effect.scoped(Effect.andThen(Layer.build(PgliteClient.layer(dir, undefined, pgliteOptions(dir))), Effect.void))
       expect(fs.existsSync(lockFileOf(dir))).toBe(false)
 
       // A process that exited without releasing (as after kill -9): its pid is dead.
@@ -46,6 +47,8 @@ describe("the embedded data directory is opened by one process at a time", () =>
   it.live("two `npm start`s on one DATA_DIR: the second is refused naming the holder, the first is unharmed; after kill -9 it starts again", () =>
     Effect.promise(async () => {
       const dataDir = tempDir()
+      // Made and migrated beforehand (what is tested is the lock, not a first start).
+      await seedPgliteDir(path.join(dataDir, "pg"))
       const env = { DATA_DIR: dataDir, DATABASE_URL: "" }
       const first = await startService(env, { readyTimeoutMs: 110_000 })
       try {

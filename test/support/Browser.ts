@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -81,3 +81,27 @@ export const screenshot = async (page: Page, name: string): Promise<void> => {
   if (process.env.SCREENSHOTS !== "1") return
   await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true })
 }
+
+/**
+ * A new page of `context` with a 60 s default timeout, and the uncaught page
+ * errors it collects (a test ends by expecting none).
+ */
+export const openPage = (context: BrowserContext): Effect.Effect<{ readonly page: Page; readonly errors: Array<string> }> =>
+  Effect.promise(async () => {
+    const page = await context.newPage()
+    page.setDefaultTimeout(60_000)
+    const errors: Array<string> = []
+    page.on("pageerror", (error) => errors.push(error.message))
+    return { page, errors }
+  })
+
+/** One API call from inside the page: the session cookie and the Origin the browser sends, as the dashboard's own calls. */
+export const inPage = (page: Page, method: string, path: string, body?: unknown) =>
+  page.evaluate(async ({ method, path, body }) => {
+    const res = await fetch(`/api/v1${path}`, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
+    return { status: res.status, body: await res.json() as any }
+  }, { method, path, body })

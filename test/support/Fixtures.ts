@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as Effect from "effect/Effect"
 import { uuidv7 } from "../../src/Crypto/Ids.js"
-import type { Role } from "../../src/Domain/Schemas.js"
+import type { Role } from "../../src/Contract/Domain/Schemas.js"
 import { call, registerUser } from "./TestApp.js"
 
 /**
@@ -101,7 +101,7 @@ export const createTrigger = (env: TestEnv, fields: Record<string, unknown> = {}
     return res.body as { id: string; environmentId: string; [key: string]: unknown }
   })
 
-export type RunStatus = "queued" | "assigned" | "claimed" | "running" | "succeeded" | "failed" | "timed_out" | "cancelled"
+export type RunStatus = "queued" | "assigned" | "claimed" | "running" | "succeeded" | "failed" | "timed_out" | "cancelled" | "expired"
 
 /**
  * Inserts a run row directly (for tests of features that only read runs: the
@@ -122,7 +122,8 @@ export const insertRun = (
     const sql = yield* SqlClient.SqlClient
     const id = uuidv7()
     const status = fields.status ?? "queued"
-    const terminal = status === "succeeded" || status === "failed" || status === "timed_out" || status === "cancelled"
+    const terminal = status === "succeeded" || status === "failed" || status === "timed_out" || status === "cancelled" ||
+      status === "expired"
     const createdAt = fields.createdAt ?? new Date()
     const endedAt = fields.endedAt !== undefined ? fields.endedAt : terminal ? new Date() : null
     yield* sql`

@@ -10,6 +10,7 @@ import * as http from "node:http"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { seedPgliteDir } from "./TestDatabase.js"
 
 /**
  * Helpers for fault-injection tests that need the service as a real operating
@@ -83,11 +84,17 @@ export interface StartOptions {
  */
 export const startService = async (env: Record<string, string>, options: StartOptions = {}): Promise<ServiceProcess> => {
   const port = options.port ?? await freePort()
+  const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "pts-reliability-"))
+  // A data directory made here is for a test that is not about a first start:
+  // on the embedded database it is migrated beforehand (no initdb in the process).
+  if (env.DATA_DIR === undefined && (env.DATABASE_URL ?? process.env.DATABASE_URL ?? "") === "") {
+    await seedPgliteDir(path.join(dataDir, "pg"))
+  }
   const childEnv: Record<string, string | undefined> = {
     ...process.env,
     PORT: String(port),
     HOST: "127.0.0.1",
-    DATA_DIR: env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "pts-reliability-")),
+    DATA_DIR: dataDir,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     // Instances on one database must share their keys (a shared DATABASE_URL requires them).
     JWT_SECRET: testJwtSecret,

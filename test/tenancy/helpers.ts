@@ -1,5 +1,5 @@
 import * as Effect from "effect/Effect"
-import type { Role } from "../../src/Domain/Schemas.js"
+import type { Role } from "../../src/Contract/Domain/Schemas.js"
 import { call, registerUser } from "../support/TestApp.js"
 
 /** Tenancy fixtures built through the public endpoints, so they exercise them too. */

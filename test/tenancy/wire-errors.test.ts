@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Conflict, Forbidden, NotFound } from "../../src/Domain/Errors.js"
+import { Conflict, Forbidden, NotFound } from "../../src/Contract/Domain/ApiErrors.js"
 import * as E from "../../src/Tenancy/TenancyErrors.js"
-import { answerAccess } from "../../src/Http/AccessErrors.js"
-import { answerTenancyErrors } from "../../src/Tenancy/WireErrors.js"
+import { answerAccess, answerTenancyErrors } from "../../src/Tenancy/TenancyWireErrors.js"
 
 const id = "01a2059a-8d10-7335-b62e-f1db70327ba4"
 const answered = (error: unknown) => Effect.flip(answerTenancyErrors(Effect.fail(error)))

@@ -19,8 +19,8 @@ const publicHook = "https://8.8.8.8/hooks/pipeline"
 const secret = "s3cret-webhook-key-0123456789"
 
 const readFields = [
-  "createdAt", "description", "environmentId", "hasWebhookSecret", "heartbeatTimeoutSeconds", "id", "input",
-  "maxRetries", "name", "nextRunAt", "schedule", "timeoutSeconds", "updatedAt", "webhookUrl", "workerId"
+  "command", "concurrency", "createdAt", "defaultTags", "description", "environmentId", "hasWebhookSecret", "heartbeatTimeoutSeconds", "id", "input", "inputSchema",
+  "maxRetries", "name", "nextRunAt", "retry", "schedule", "timeoutSeconds", "ttlSeconds", "updatedAt", "webhookUrl", "workerId"
 ]
 
 const triggersPath = (env: TestEnv) => `/api/v1/environments/${env.environmentId}/triggers`
@@ -53,10 +53,14 @@ withLayer(layer(), { excludeTestServices: true })("triggers", (it) => {
           name: "build",
           description: null,
           workerId: null,
+          command: null,
           input: null,
+          inputSchema: null,
           timeoutSeconds: 3600,
           heartbeatTimeoutSeconds: 30,
           maxRetries: 0,
+          ttlSeconds: null,
+          retry: { initialDelaySeconds: 0, factor: 2, maxDelaySeconds: 3600, jitter: 0 },
           webhookUrl: null,
           hasWebhookSecret: false
         })
@@ -273,6 +277,33 @@ withLayer(layer(), { excludeTestServices: true })("triggers", (it) => {
         })
         expect(invalid.status).toBe(400)
         expect(Object.keys(invalid.body.details.fieldErrors).sort()).toEqual(["maxRetries", "name", "webhookSecret"])
+      }))
+
+    it.effect("command: set and changed by admins only, audited by name (never its text), null clears it, blank refused", () =>
+      Effect.gen(function*() {
+        const env = yield* setupEnvironment()
+        const operator = yield* addMember(env, "operator")
+        const operatorKey = yield* mintApiKey(env, "operator")
+        const t = yield* createTrigger(env, { name: "build", command: "make all" })
+        expect(t.command).toBe("make all")
+        const one = `/api/v1/triggers/${t.id}`
+        // Those who may only run the trigger cannot choose what it executes.
+        expect((yield* call("PATCH", one, { cookie: operator.cookie, body: { command: "id" } })).status).toBe(403)
+        expect((yield* call("PATCH", one, { bearer: operatorKey, body: { command: "id" } })).status).toBe(403)
+        expect((yield* call("GET", one, { cookie: env.user.cookie })).body.command).toBe("make all")
+        const changed = yield* call("PATCH", one, { cookie: env.user.cookie, body: { command: "make docs" } })
+        expect(changed.status).toBe(200)
+        expect(changed.body.command).toBe("make docs")
+        const audit = yield* auditOf(t.id)
+        expect(audit.map((a) => a.action)).toEqual(["trigger.created", "trigger.updated"])
+        expect(audit[0]!.metadata.hasCommand).toBe(true)
+        expect(audit[1]!.metadata.changed).toEqual(["command"])
+        expect(JSON.stringify(audit)).not.toContain("make docs")
+        const blank = yield* call("PATCH", one, { cookie: env.user.cookie, body: { command: "  " } })
+        expect(blank.status).toBe(400)
+        expect(Object.keys(blank.body.details.fieldErrors)).toEqual(["command"])
+        const cleared = yield* call("PATCH", one, { cookie: env.user.cookie, body: { command: null } })
+        expect(cleared.body.command).toBeNull()
       }))
 
     it.effect("secret: empty or absent keeps it, a new value replaces it, webhookUrl null removes the webhook", () =>

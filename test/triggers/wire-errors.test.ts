@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Conflict, Forbidden, NotFound } from "../../src/Domain/Errors.js"
+import { Conflict, Forbidden, NotFound } from "../../src/Contract/Domain/ApiErrors.js"
 import { TriggerHasActiveRuns, TriggerNotFound } from "../../src/Triggers/TriggerErrors.js"
-import { answerTriggerErrors } from "../../src/Triggers/WireErrors.js"
+import { answerTriggerErrors } from "../../src/Triggers/TriggerWireErrors.js"
 
 const triggerId = "01a2059a-8d10-7335-b62e-f1db70327ba4"
 

@@ -1,18 +1,6 @@
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type { Page } from "playwright-core"
-import { browser, screenshot, serviceLayer, ServiceUrl } from "../support/Browser.js"
-
-/** One API call from inside the page: the session cookie and the Origin the browser sends, as the dashboard's own calls. */
-const inPage = (page: Page, method: string, path: string, body?: unknown) =>
-  page.evaluate(async ({ method, path, body }) => {
-    const res = await fetch(`/api/v1${path}`, {
-      method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body)
-    })
-    return { status: res.status, body: await res.json() as any }
-  }, { method, path, body })
+import { browser, inPage, openPage, screenshot, serviceLayer, ServiceUrl } from "../support/Browser.js"
 
 // One browser and one page, driven step by step: the steps share the session like a person would.
 withLayer(serviceLayer, { excludeTestServices: true, timeout: 180_000 })("dashboard in a real browser", (it) => {
@@ -74,10 +62,7 @@ withLayer(serviceLayer, { excludeTestServices: true, timeout: 180_000 })("dashbo
       Effect.gen(function*() {
         const url = yield* ServiceUrl
         const context = yield* browser
-        const page = yield* Effect.promise(() => context.newPage())
-        page.setDefaultTimeout(60_000)
-        const errors: Array<string> = []
-        page.on("pageerror", (error) => errors.push(error.message))
+        const { page, errors } = yield* openPage(context)
         yield* Effect.promise(async () => {
           await page.goto(url)
           await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor()
@@ -115,6 +100,125 @@ withLayer(serviceLayer, { excludeTestServices: true, timeout: 180_000 })("dashbo
           expect(await page.evaluate<string>("window.ptsMarker")).toBe("no reload")
           await page.getByRole("link", { name: "Overview" }).click()
           await page.getByRole("heading", { name: "Overview · load" }).waitFor()
+        })
+        expect(errors).toEqual([])
+      }), 180_000)
+  })
+
+  describe("what the forms and filters say and offer", () => {
+    it.scoped("worded validation, a wrong password's own message, every audit action, no revoked worker to pin or rename", () =>
+      Effect.gen(function*() {
+        const url = yield* ServiceUrl
+        const context = yield* browser
+        const { page, errors } = yield* openPage(context)
+        yield* Effect.promise(async () => {
+          await page.goto(url)
+          await page.getByRole("heading", { name: "Sign in", level: 1 }).waitFor()
+          const email = `words-${Date.now()}@example.com`
+          // A short password: the field says so in words, not with the schema's internals.
+          const register = page.getByRole("form", { name: "Register" })
+          await register.getByLabel("Email").fill(email)
+          await register.getByLabel(/Password/).fill("short")
+          await register.getByRole("button", { name: "Create account" }).click()
+          const passwordError = register.locator(".field").filter({ has: page.getByLabel(/Password/) }).locator(".field-error")
+          await expect.poll(() => passwordError.textContent(), { timeout: 30_000 }).toBe("password must be at least 8 characters")
+          await register.getByLabel(/Password/).fill("correct horse battery")
+          await register.getByRole("button", { name: "Create account" }).click()
+          await page.getByLabel("Workspace name").waitFor()
+          const ws = await inPage(page, "POST", "/workspaces", { name: "Words" })
+          const env = await inPage(page, "POST", `/workspaces/${ws.body.id}/environments`, { name: "prod" })
+          const worker = async (label: string) => {
+            const token = await inPage(page, "POST", `/environments/${env.body.id}/api-keys`, { name: label, prefix: "wrk" })
+            const registered = await inPage(page, "POST", "/workers/register", { registrationToken: token.body.token, label })
+            expect(registered.status).toBe(201)
+            return registered.body.worker.id as string
+          }
+          await worker("kept-worker")
+          const gone = await worker("gone-worker")
+          const revoked = await page.evaluate(async (path) => (await fetch(`/api/v1${path}`, { method: "DELETE" })).status, `/workspaces/${ws.body.id}/workers/${gone}`)
+          expect(revoked).toBe(204)
+
+          // A wrong password: the server's own answer, not "your session has ended".
+          await page.getByRole("button", { name: "Sign out" }).click()
+          const signIn = page.getByRole("form", { name: "Sign in" })
+          await signIn.getByLabel("Email").fill(email)
+          await signIn.getByLabel("Password").fill("not the password")
+          await signIn.getByRole("button", { name: "Sign in" }).click()
+          await signIn.getByRole("alert").filter({ hasText: /./ }).waitFor()
+          expect(await signIn.getByRole("alert").textContent()).toBe("invalid email or password")
+          await signIn.getByLabel("Password").fill("correct horse battery")
+          await signIn.getByRole("button", { name: "Sign in" }).click()
+          await page.getByRole("heading", { name: "Overview · prod" }).waitFor()
+
+          await page.goto(`${url}/#/audit`)
+          await page.getByRole("heading", { name: "Audit log" }).waitFor()
+          const offered = await page.getByLabel("Action", { exact: true }).locator("option").allTextContents()
+          expect(offered).toEqual(expect.arrayContaining(["run.cancelled", "worker.revoked", "worker.drain_changed", "webhook.redelivered"]))
+
+          await page.goto(`${url}/#/workers`)
+          await page.getByRole("button", { name: "Rename kept-worker" }).waitFor()
+          expect(await page.getByRole("button", { name: "Rename gone-worker" }).count()).toBe(0)
+
+          await page.goto(`${url}/#/triggers/new`)
+          const pin = page.getByRole("form", { name: "Create trigger" }).getByLabel("Worker", { exact: true })
+          await pin.waitFor()
+          const pinnable = await pin.locator("option").allTextContents()
+          expect(pinnable.some((text) => text.startsWith("kept-worker"))).toBe(true)
+          expect(pinnable.some((text) => text.startsWith("gone-worker"))).toBe(false)
+        })
+        expect(errors).toEqual([])
+      }), 180_000)
+
+    it.scoped("a trigger's command and input schema in its form and page; Run now checks the input first and shows the server's 400 naming the path", () =>
+      Effect.gen(function*() {
+        const url = yield* ServiceUrl
+        const context = yield* browser
+        const { page, errors } = yield* openPage(context)
+        const requested: Array<string> = []
+        page.on("request", (request) => request.method() === "POST" && request.url().endsWith("/run") && requested.push(request.postData() ?? ""))
+        yield* Effect.promise(async () => {
+          await page.goto(url)
+          const register = page.getByRole("form", { name: "Register" })
+          await register.getByLabel("Email").fill(`typed-${Date.now()}@example.com`)
+          await register.getByLabel(/Password/).fill("correct horse battery")
+          await register.getByRole("button", { name: "Create account" }).click()
+          await page.getByLabel("Workspace name").fill("Typed")
+          await page.getByRole("button", { name: "Create" }).click()
+          await page.getByLabel("Environment name").fill("prod")
+          await page.getByRole("button", { name: "Create" }).click()
+          await page.getByRole("heading", { name: "Overview · prod" }).waitFor()
+
+          await page.goto(`${url}/#/triggers/new`)
+          const form = page.getByRole("form", { name: "Create trigger" })
+          await form.getByLabel("Name", { exact: true }).fill("typed build")
+          await form.getByLabel("Command", { exact: true }).fill("make build")
+          await form.getByLabel("Input schema (JSON Schema)", { exact: true }).fill(JSON.stringify({
+            type: "object",
+            required: ["ref"],
+            properties: { ref: { type: "string", pattern: "^\\S+$" } }
+          }))
+          await form.getByRole("button", { name: "Create trigger" }).click()
+          await page.getByRole("heading", { name: "Trigger · typed build" }).waitFor()
+          expect(await page.locator("dl.facts").textContent()).toContain("make build")
+          await page.getByRole("heading", { name: "Input schema" }).waitFor()
+
+          const runNow = page.getByRole("form", { name: "Run now" })
+          // The inner locator of `has` is matched inside each candidate: it starts from the page.
+          const inputError = runNow.locator(".field").filter({ has: page.getByLabel(/Input/) }).locator(".field-error")
+          // Caught in the browser: nothing is sent.
+          await runNow.getByLabel(/Input/).fill(JSON.stringify({ count: 2 }))
+          await runNow.getByRole("button", { name: "Run now" }).click()
+          await expect.poll(() => inputError.textContent(), { timeout: 30_000 }).toBe("input.ref: is required")
+          expect(requested).toEqual([])
+          // Past the browser's small check (it does not test patterns): the server's 400 names the path.
+          await runNow.getByLabel(/Input/).fill(JSON.stringify({ ref: "two words" }))
+          await runNow.getByRole("button", { name: "Run now" }).click()
+          await expect.poll(() => inputError.textContent(), { timeout: 30_000 }).toBe("input.ref: must match pattern \"^\\S+$\"")
+          expect(requested).toHaveLength(1)
+          await runNow.getByLabel(/Input/).fill(JSON.stringify({ ref: "main" }))
+          await runNow.getByRole("button", { name: "Run now" }).click()
+          await runNow.getByRole("link", { name: "Open the run" }).waitFor()
+          await screenshot(page, "trigger-input-schema")
         })
         expect(errors).toEqual([])
       }), 180_000)

@@ -5,7 +5,7 @@ import * as Fiber from "effect/Fiber"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Locator, Page } from "playwright-core"
-import { runWorker } from "../../src/WorkerSdk/index.js"
+import { runWorker } from "../../src/WorkerSdk/WorkerSdk.js"
 import { fetchLayer } from "../sdk/support.js"
 import { browser, screenshot, serviceLayerWith, ServiceUrl } from "../support/Browser.js"
 
@@ -86,9 +86,9 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await form.getByLabel("Input (JSON)", { exact: true }).fill(JSON.stringify({ command: "make" }))
           await form.getByRole("button", { name: "Create trigger" }).click()
           const urlError = fieldOf(form, "Webhook URL").locator(".field-error")
-          await expect.poll(() => urlError.textContent(), { timeout: 30_000 }).toBe("must be an absolute http(s) URL")
+          await expect.poll(() => urlError.textContent(), { timeout: 30_000 }).toBe("webhookUrl must be an absolute http(s) URL")
           expect(await form.getByLabel("Webhook URL", { exact: true }).getAttribute("aria-invalid")).toBe("true")
-          expect(await fieldOf(form, "Time-out (seconds)").locator(".field-error").textContent()).toBe("must be an integer from 1 to 86400")
+          expect(await fieldOf(form, "Time-out (seconds)").locator(".field-error").textContent()).toBe("timeoutSeconds must be an integer from 1 to 86400")
           expect(await fieldOf(form, "Input (JSON)").locator(".field-error").textContent()).toBe("")
           expect(await form.getByRole("alert").textContent()).toMatch(/correct the marked fields/)
           await screenshot(page, "trigger-form-errors")
@@ -104,11 +104,13 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await nav(page, "Workers")
           await page.getByRole("button", { name: "Create a registration token" }).click()
           const shown = await page.getByLabel("Worker start command", { exact: true }).inputValue()
-          expect(shown).toMatch(/^npx pipeline-worker --url http:\/\/127\.0\.0\.1:\d+ --registration-token wrk_\S+ --label my-worker$/)
+          // The token in the environment, never an argument (`ps` shows arguments to every user).
+          expect(shown).toMatch(/^PIPELINE_REGISTRATION_TOKEN=wrk_\S+ pipeline-worker --url http:\/\/127\.0\.0\.1:\d+ --label my-worker$/)
+          expect(await page.getByLabel("Worker install command", { exact: true }).textContent()).toBe("npm install -g ./pipeline-trigger-worker-*.tgz")
           expect(await page.getByText("Shown once.").isVisible()).toBe(true)
           return shown
         })
-        const registrationToken = command.match(/--registration-token (\S+)/)![1]!
+        const registrationToken = command.match(/^PIPELINE_REGISTRATION_TOKEN=(\S+)/)![1]!
         const release = yield* Deferred.make<void>()
         const gate = yield* Deferred.make<void>()
         const worker = yield* runWorker({
@@ -250,7 +252,7 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await edit.getByLabel("Cron expression", { exact: true }).fill("0 0 29 2 *")
           await edit.getByLabel("Time zone", { exact: true }).fill("Mars/Olympus")
           await edit.getByRole("button", { name: "Save changes" }).click()
-          await expect.poll(() => fieldOf(edit, "Automatic retries").locator(".field-error").textContent(), { timeout: 30_000 }).toBe("must be an integer from 0 to 10")
+          await expect.poll(() => fieldOf(edit, "Automatic retries").locator(".field-error").textContent(), { timeout: 30_000 }).toBe("maxRetries must be an integer from 0 to 10")
           expect(await fieldOf(edit, "Time zone").locator(".field-error").textContent()).toMatch(/^timezone must be an IANA time zone name/)
           expect(await edit.getByLabel("Time zone", { exact: true }).getAttribute("aria-invalid")).toBe("true")
           expect(await fieldOf(edit, "Cron expression").locator(".field-error").textContent()).toBe("")
@@ -421,7 +423,11 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await page.getByRole("form", { name: "Run now" }).getByRole("button", { name: "Run now" }).click()
           await page.getByRole("link", { name: "Open the run" }).click()
           await expect.poll(() => page.locator(".run-status").textContent(), { timeout: 30_000 }).toContain("queued")
-          expect(await page.locator("main button").allTextContents()).toEqual(["Cancel run"])
+          // Besides the log's own (Follow, Download), which only read; Replay's
+          // input editor stays folded (its buttons hidden) until asked for.
+          expect(await page.locator("main button:visible:not(.run-log button)").allTextContents())
+            .toEqual(["Cancel run", "Replay", "Replay with edited input"])
+          expect(await page.locator(".run-log button").allTextContents()).toEqual(["Follow", "Download"])
           await page.goBack()
           await page.getByRole("heading", { name: "Trigger · nightly build" }).waitFor()
 
@@ -465,9 +471,9 @@ withLayer(serviceLayerWith({ webhookAllowPrivateNetworks: true }), { excludeTest
           await nav(page, "Runs")
           await page.locator("tr[data-run]").first().waitFor()
           await page.locator("tr[data-run] a").first().click()
-          // The operator's queued run: not ended, yet no Cancel for a viewer.
+          // The operator's queued run: not ended, yet no Cancel for a viewer (the log's Follow and Download only read).
           await expect.poll(() => page.locator(".run-status").textContent(), { timeout: 30_000 }).toContain("queued")
-          expect(await page.locator("main button").count()).toBe(0)
+          expect(await page.locator("main button:not(.run-log button)").count()).toBe(0)
         })
         yield* Fiber.interrupt(worker)
         expect(errors).toEqual([])

@@ -1,5 +1,7 @@
 import { describe, expect, layer as withLayer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { auditActions } from "../../src/Contract/AuditApi.js"
+import { RunStatus } from "../../src/Contract/Domain/Run.js"
 import { call, layer } from "../support/TestApp.js"
 
 const assetPaths = (html: string): Array<string> => [...html.matchAll(/"(\/assets\/[^"]+)"/g)].map((m) => m[1]!)
@@ -57,6 +59,27 @@ withLayer(layer(), { excludeTestServices: true })("dashboard serving", (it) => {
         }
         // The shell, its helpers and every page.
         expect(seen.size).toBeGreaterThanOrEqual(10)
+      }))
+
+    it.effect("the contract's lists reach the dashboard as a generated module: audit actions, run statuses", () =>
+      Effect.gen(function*() {
+        const page = yield* call("GET", "/")
+        const app = assetPaths(page.body as string).find((p) => p.endsWith(".js"))!
+        const appSource = (yield* call("GET", app)).body as string
+        const auditName = /from\s*"\.\/(audit\.[0-9a-f]{12}\.js)"/.exec(appSource)?.[1]
+        expect(auditName).toBeDefined()
+        const audit = (yield* call("GET", `/assets/${auditName}`)).body as string
+        const contractName = /from\s*"\.\/(contract\.[0-9a-f]{12}\.js)"/.exec(audit)?.[1]
+        expect(contractName).toBeDefined()
+        const contract = yield* call("GET", `/assets/${contractName}`)
+        expect(contract.status).toBe(200)
+        expect(contract.headers["content-type"]).toContain("text/javascript")
+        const listOf = (name: string) => JSON.parse(new RegExp(`export const ${name} = (\\[[^\\]]*\\])`).exec(contract.body)![1]!)
+        expect(listOf("auditActions")).toEqual([...auditActions])
+        expect(listOf("auditActions")).toEqual(expect.arrayContaining(["run.cancelled", "worker.revoked", "worker.drain_changed", "webhook.redelivered"]))
+        expect(listOf("runStatuses")).toEqual([...RunStatus.literals])
+        // The dashboard keeps no copy of its own.
+        expect(audit).not.toMatch(/"worker\.registered"/)
       }))
 
     it.effect("an unknown asset and an unknown route keep the API's 404 body", () =>

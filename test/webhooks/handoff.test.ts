@@ -8,7 +8,7 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { Notifications } from "../../src/Db/Notifications.js"
-import type { RunRow } from "../../src/Domain/Run.js"
+import type { RunRow } from "../../src/Contract/Domain/Run.js"
 import { Transitions } from "../../src/Scheduler/Transitions.js"
 import { WorkerProtocol } from "../../src/WorkerProtocol/WorkerProtocol.js"
 import { testConfig as configWith } from "../support/TestConfig.js"
@@ -243,7 +243,9 @@ it.live("shutting the loop down stops a handed delivery in flight at once and ha
 
     const started = Date.now()
     yield* Scope.close(loopScope, Exit.void)
-    expect(Date.now() - started).toBeLessThan(2_000)
+    // Waiting for the hanging attempt would take its 10 s timeout; half of that
+    // leaves room for a machine at load 16.
+    expect(Date.now() - started).toBeLessThan(5_000)
     const row = (yield* outboxRow(runId))!
     expect(row.lease_owner).toBeNull()
     expect(row.attempts).toBe(0)

@@ -152,4 +152,43 @@ withLayer(layer({ webhookAllowPrivateNetworks: true }), { excludeTestServices: t
       const outbox = yield* sql<{ trigger: string }>`SELECT trigger FROM webhook_outbox WHERE run_id = ${active}`
       expect(outbox.map((row) => row.trigger)).toEqual(["automatic"])
     }), { timeout: 120_000 })
+
+  it.scoped("GET /runs/{id}/webhook-deliveries: that run's records only, newest first, paged; viewer may read, strangers 404", () =>
+    Effect.gen(function*() {
+      const rx = yield* receiver
+      const env = yield* setupEnvironment()
+      const worker = yield* registerWorker(env)
+      const trigger = yield* createTrigger(env, { webhookUrl: rx.url("/runs"), webhookSecret: secret })
+      const runId = yield* finishedRun(env, trigger.id, worker)
+      const other = yield* finishedRun(env, trigger.id, worker)
+      yield* eventually("both first records", history(env, trigger.id), (items) => items.length === 2)
+      expect((yield* redeliver(runId, { cookie: env.user.cookie })).status).toBe(202)
+      const ofRun = (query: string, auth: { cookie?: string; bearer?: string }) =>
+        call("GET", `/api/v1/runs/${runId}/webhook-deliveries${query}`, auth)
+      const both = yield* eventually("the run's two records", Effect.map(ofRun("", { cookie: env.user.cookie }), (res) => res.body.items as Array<any>),
+        (items) => items.length === 2)
+      expect(both.map((d) => [d.runId, d.trigger])).toEqual([[runId, "manual"], [runId, "automatic"]])
+
+      // Paged with the list conventions.
+      const first = yield* ofRun("?limit=1", { cookie: env.user.cookie })
+      expect(first.status).toBe(200)
+      expect(first.body.items.map((d: any) => d.id)).toEqual([both[0].id])
+      expect(first.body.nextCursor).toEqual(expect.any(String))
+      const second = yield* ofRun(`?limit=1&cursor=${first.body.nextCursor}`, { cookie: env.user.cookie })
+      expect(second.body).toEqual({ items: [both[1]], nextCursor: null })
+      expect((yield* ofRun("?cursor=nonsense", { cookie: env.user.cookie })).status).toBe(400)
+
+      // The other run's record is its own.
+      const others = yield* call("GET", `/api/v1/runs/${other}/webhook-deliveries`, { cookie: env.user.cookie })
+      expect(others.body.items.map((d: any) => d.runId)).toEqual([other])
+
+      const viewerKey = yield* mintApiKey(env, "viewer")
+      expect((yield* ofRun("", { bearer: viewerKey })).status).toBe(200)
+      const stranger = yield* registerUser("stranger")
+      const hidden = yield* ofRun("", { cookie: stranger.cookie })
+      expect(hidden.status).toBe(404)
+      expect(hidden.body).toEqual({ error: "run not found" })
+      expect((yield* call("GET", "/api/v1/runs/01900000-0000-7000-8000-000000000000/webhook-deliveries", { cookie: env.user.cookie })).status).toBe(404)
+      expect((yield* call("GET", `/api/v1/runs/${runId}/webhook-deliveries`)).status).toBe(401)
+    }), { timeout: 120_000 })
 })

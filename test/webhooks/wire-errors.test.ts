@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Conflict, NotFound } from "../../src/Domain/Errors.js"
+import { Conflict, NotFound } from "../../src/Contract/Domain/ApiErrors.js"
 import { RunNotFound } from "../../src/Scheduler/RunRejection.js"
 import { DeliveryPending, RunNotEnded, WebhookNotConfigured } from "../../src/Webhooks/WebhookErrors.js"
-import { answerWebhookErrors } from "../../src/Webhooks/WireErrors.js"
+import { answerWebhookErrors } from "../../src/Webhooks/WebhookWireErrors.js"
 
 const runId = "01a2059a-8d10-7335-b62e-f1db70327ba4"
 const answered = (error: RunNotFound | WebhookNotConfigured | RunNotEnded | DeliveryPending) =>

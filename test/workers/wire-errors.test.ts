@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { NotFound, Unauthorized } from "../../src/Domain/Errors.js"
+import { NotFound, Unauthorized } from "../../src/Contract/Domain/ApiErrors.js"
 import { WorkspaceNotFound } from "../../src/Tenancy/TenancyErrors.js"
 import { InvalidRegistrationToken, WorkerNotFound } from "../../src/Workers/WorkerErrors.js"
-import { answerWorkerErrors } from "../../src/Workers/WireErrors.js"
+import { answerWorkerErrors } from "../../src/Workers/WorkerWireErrors.js"
 
 const id = "01a2059a-8d10-7335-b62e-f1db70327ba4"
 const answered = (error: WorkerNotFound | WorkspaceNotFound | InvalidRegistrationToken) =>
