@@ -61,6 +61,12 @@ describe("channel pushes (TestClock)", () => {
         }
         // Still the first poll: a REST long poll's cadence (30 s) would be 21.
         expect(polls.n).toBe(1)
+        // The presence touch (every 2 s of the clock) keeps the waiting worker online. A one-minute jump
+        // fires it only while the jump is still running, which on Postgres may leave the last touch up to a
+        // minute behind (past the 30 s offline threshold): one more 2 s step touches it at the clock's time.
+        yield* TestClock.adjust("2 seconds")
+        yield* settle
+        expect(polls.n).toBe(1)
 
         // Woken by the assignment, the waiting poll takes the run without waiting for its timer.
         const runId = yield* requestRun(trigger, env.userId)
