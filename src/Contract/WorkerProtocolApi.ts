@@ -3,7 +3,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
 import { WorkerAuthentication } from "./Security.js"
-import { Conflict, NotFound } from "./Domain/ApiErrors.js"
+import { Conflict, NotFound, Unauthorized } from "./Domain/ApiErrors.js"
 import { pathId } from "./Domain/Uuids.js"
 import { costPattern } from "./Domain/Decimal.js"
 import { InputValue, IntParam, Payload } from "./Domain/Schemas.js"
@@ -100,10 +100,11 @@ export class WorkerApi extends HttpApiGroup.make("workerProtocol")
     HttpApiEndpoint.get("me", "/workers/me")
       .annotate(OpenApi.Summary, "This worker")
       .addSuccess(Worker)
-      .addError(NotFound.wire)
+      .addError(Unauthorized.wire)
       .annotate(
         OpenApi.Description,
-        "The worker this `wkt_` token belongs to, so an agent given only its token can find its id. " +
+        "The worker this `wkt_` token belongs to, so an agent given only its token can find its id " +
+          "(401 once the worker is revoked, as every worker call answers). " +
           "Where the service offers the streaming worker channel, the answer carries an `x-worker-channel` header " +
           "naming its WebSocket path (`/api/v1/workers/me/channel`, same bearer token): runs are pushed to the worker " +
           "claimed and started, and its steps go over the connection batched. It is not an HTTP endpoint, so this document does not list it."

@@ -4,7 +4,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { Api } from "../Contract/Api.js"
 import { CurrentWorker } from "../Contract/Security.js"
-import { NotFound, ValidationError } from "../Contract/Domain/ApiErrors.js"
+import { NotFound, Unauthorized, ValidationError } from "../Contract/Domain/ApiErrors.js"
 import { rejectedRun, rejectionError } from "../Runs/RunWireErrors.js"
 import { type PolledRow, toRun } from "../Contract/Domain/Run.js"
 import { WorkersRepo } from "../Workers/WorkersRepo.js"
@@ -56,8 +56,10 @@ export const WorkerProtocolLive = HttpApiBuilder.group(Api, "workerProtocol", (h
           yield* advertise
           const worker = yield* CurrentWorker
           const found = yield* workers.findInWorkspace(worker.workspaceId, worker.workerId)
+          // Revoked after the token was verified (inside another instance's trust window, before its NOTIFY
+          // arrived): refused as the token itself now is, not "not found".
           return yield* Option.match(found, {
-            onNone: () => Effect.fail(NotFound.of("worker")),
+            onNone: () => Effect.fail(new Unauthorized({ error: "invalid worker token" })),
             onSome: Effect.succeed
           })
         }))
