@@ -48,7 +48,10 @@ const cluster = () =>
       DATABASE_URL: db.url,
       // One DATA_DIR: both instances must share the generated keys.
       DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pts-cancel-")),
-      CANCEL_GRACE_SECONDS: "2"
+      // Longer than any test takes to send its completes (each one the acknowledgement of a cancel request, so 200):
+      // a grace period ending first would answer a complete 409 on a loaded machine. The time-out race does not
+      // depend on it (a deadline one second away comes before the grace period's end).
+      CANCEL_GRACE_SECONDS: "120"
     }
     const a = await startService(env)
     cleanup(() => a.stop())
