@@ -201,8 +201,14 @@ export const render = async (ctx, { id, params }) => {
   }
 
   // Operators and above may run it again (POST /runs/{id}/replay): as it was, or with an edited input.
+  // Built once per page: a repaint (live events, the wait reason's re-read) puts the same elements back,
+  // so an input being edited stays open with what was typed.
+  let replayElements
   const replayControls = (run) => {
     if (!ctx.can("operator")) return []
+    return replayElements ??= makeReplayControls(run)
+  }
+  const makeReplayControls = (run) => {
     const replay = async (body) => {
       said("")
       const res = await api("POST", `/runs/${run.id}/replay`, body)
