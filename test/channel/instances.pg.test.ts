@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { runWorker } from "../../src/WorkerSdk/WorkerSdk.js"
-import { cleanupsAfterAll, createDatabase, faultLock, sleep, startReceiver, startService, type TestDatabase } from "../support/Process.js"
+import { cleanupsAfterAll, createDatabase, faultLock, sleep, startReceiver, startService, type TestDatabase, waitUntil } from "../support/Process.js"
 import { expireLeases, figures, nothingLostOrDuplicated, orphanLeases, settle, setupTenant, startLoad, Stats, type Tenant } from "../reliability/load.js"
 import { type Exposition, parse } from "../observability/exposition.js"
 import { startFailoverProxy } from "./failover.js"
@@ -177,7 +177,9 @@ describe("worker channel on two instances (Postgres)", () => {
         producerTargets: () => (aAlive ? [a.url, b.url] : [b.url])
       })
 
+      // Mid-run: once the workers hold runs (on a loaded machine the first ones may come later than 4 s in).
       yield* Effect.promise(() => sleep(4000))
+      expect(yield* Effect.promise(() => waitUntil(() => handled.inHand.size >= 2, 60_000, 20)), "runs in hand before the kill").toBe(true)
       const inHand = handled.inHand.size
       killedAt = Date.now()
       a.kill("SIGKILL")
