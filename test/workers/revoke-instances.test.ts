@@ -42,15 +42,17 @@ it.scoped("a token revoked on one instance is refused by the other inside its tr
     const revoking = yield* Effect.fork(onA(call("DELETE", `/api/v1/workspaces/${env.workspaceId}/workers/${worker.workerId}`, {
       cookie: env.user.cookie
     })))
+    // A poll passes on B's trust alone (it reads no worker row), so its 401 is the NOTIFY's doing.
+    // (`me` reads the row, and answers 401 as soon as the revocation commits.)
+    const poll = call("GET", `/api/v1/workers/${worker.workerId}/poll`, { bearer: worker.token })
     const deadline = Date.now() + 10_000
     let status = 200
     while (status === 200 && Date.now() < deadline) {
-      status = (yield* onB(me)).status
+      status = (yield* onB(poll)).status
       if (status === 200) yield* realPause(20)
     }
     expect(status).toBe(401)
-    const poll = yield* onB(call("GET", `/api/v1/workers/${worker.workerId}/poll`, { bearer: worker.token }))
-    expect(poll.status).toBe(401)
+    expect((yield* onB(me)).status).toBe(401)
 
     // Move the clock past the window (again, should the DELETE read the clock only after a move).
     for (let i = 0; i < 100 && Option.isNone(yield* Fiber.poll(revoking)); i++) {

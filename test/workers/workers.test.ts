@@ -115,12 +115,18 @@ withLayer(layer(), { excludeTestServices: true })("workers", (it) => {
         expect((yield* call("GET", "/api/v1/workers/me", { headers: bearer })).status).toBe(200)
         expect((yield* lastSeen)[0]!.stale).toBe(false)
 
-        // Within the second the token is trusted as verified; the worker itself is gone, so nothing is found.
+        // Within the second the token is trusted as verified: a poll passes (and finds nothing). `me` reads the
+        // worker itself, which is gone, and answers as the token will be answered: 401.
         yield* sql`DELETE FROM workers WHERE id = ${w.workerId}`.pipe(Effect.orDie)
-        const within = yield* call("GET", "/api/v1/workers/me", { headers: bearer })
-        expect(within.status).toBe(404)
+        const poll = `/api/v1/workers/${w.workerId}/poll`
+        const within = yield* call("GET", poll, { headers: bearer })
+        expect(within.status).toBe(200)
+        expect(within.body.runs).toEqual([])
+        const me = yield* call("GET", "/api/v1/workers/me", { headers: bearer })
+        expect(me.status).toBe(401)
+        expect(me.body).toEqual({ error: "invalid worker token" })
         yield* Effect.sleep("1100 millis")
-        const after = yield* call("GET", "/api/v1/workers/me", { headers: bearer })
+        const after = yield* call("GET", poll, { headers: bearer })
         expect(after.status).toBe(401)
         expect(after.body).toEqual({ error: "invalid worker token" })
       }))
