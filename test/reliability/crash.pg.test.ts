@@ -5,7 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { createDatabase, type Receiver, sleep, startReceiver, startService, type TestDatabase, cleanupsAfterAll, faultLock } from "../support/Process.js"
 import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
-import { sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
+import { resumeBoundMs, sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
 
 /**
  * Crash under load: the service process is killed with SIGKILL while runs
@@ -90,13 +90,11 @@ describe("crash under load", () => {
       // The crash really cut work off: some requests found no server.
       expect(result.networkFailures).toBeGreaterThan(0)
       expect(stats.serverErrors).toEqual([])
-      // The SDK workers, channel and REST: none exited, none was handed a run twice, each back soon: a reconnect
-      // attempt every 5 s at most, plus connecting and being handed a run, which took 8 s at a load of 6 on 2 cores.
-      // A worker that gave up or backed off for minutes fails this; how fast a worker resumes is the bench's to measure.
+      // The SDK workers, channel and REST: none exited, none was handed a run twice, each back soon (`resumeBoundMs`).
       expect(workers, sdk.map((w) => w.output()).join("\n")).toMatchObject({ sdkWorkerExits: 0, sdkHandedTwice: 0 })
       expect(workers.sdkRunsChannel).toBeGreaterThan(0)
       expect(workers.sdkRunsRest).toBeGreaterThan(0)
       for (const ms of workers.sdkResumeMs) expect(ms).toBeGreaterThanOrEqual(0)
-      expect(workers.sdkSlowestResumeMs).toBeLessThanOrEqual(20_000)
+      expect(workers.sdkSlowestResumeMs).toBeLessThanOrEqual(resumeBoundMs)
     }), { timeout: 420_000 })
 })

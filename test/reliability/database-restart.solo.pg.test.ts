@@ -6,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { createDatabase, request, sleep, startReceiver, startService, waitUntil, cleanupsAfterAll, faultLock } from "../support/Process.js"
 import { figures, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
-import { sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
+import { resumeBoundMs, sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
 
 /**
  * Database restart under load: the local PostgreSQL server is restarted (one
@@ -15,8 +15,8 @@ import { sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
  * never a hang), the service must reconnect by itself, and afterwards every
  * run still ends exactly once with one delivery record. Beside the load's
  * HTTP workers, SDK worker processes take runs over the worker channel and
- * over REST: none may exit, and each takes runs again within 5 s of the
- * database being back.
+ * over REST: none may exit, and each takes runs again soon after the
+ * database is back (`resumeBoundMs`).
  */
 
 const cleanup = cleanupsAfterAll()
@@ -166,11 +166,11 @@ describe("database restart", () => {
       })
       expect(result.deliveryRecords).toBe(result.webhookRuns)
       expect(result.http5xx).toBe(result.http503)
-      // The SDK workers, channel and REST: none exited, none was handed a run twice, each back within 5 s.
+      // The SDK workers, channel and REST: none exited, none was handed a run twice, each back soon (`resumeBoundMs`).
       expect(workers, sdk.map((w) => w.output()).join("\n")).toMatchObject({ sdkWorkerExits: 0, sdkHandedTwice: 0 })
       expect(workers.sdkRunsChannel).toBeGreaterThan(0)
       expect(workers.sdkRunsRest).toBeGreaterThan(0)
       for (const ms of workers.sdkResumeMs) expect(ms).toBeGreaterThanOrEqual(0)
-      expect(workers.sdkSlowestResumeMs).toBeLessThanOrEqual(5000)
+      expect(workers.sdkSlowestResumeMs).toBeLessThanOrEqual(resumeBoundMs)
     }), { timeout: 420_000 })
 })

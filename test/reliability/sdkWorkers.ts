@@ -77,6 +77,13 @@ export const startSdkWorkers = (baseUrl: string, workers: ReadonlyArray<{ readon
  * many runs each transport took, runs handed out twice, and how long after
  * `backAt` (the fault over) the slowest worker took a run again (-1: one never did).
  */
+/**
+ * How soon after the service is back every SDK worker must take a run again. Its reconnect attempts are at
+ * most 5 s apart; connecting and being handed a run come on top, which took 7-8 s at a load of 6 on 2 cores.
+ * A worker that gave up, or backed off for minutes, fails it; how fast a worker resumes is the bench's to measure.
+ */
+export const resumeBoundMs = 20_000
+
 export const sdkFigures = (workers: ReadonlyArray<SdkWorker>, backAt: number) => {
   const seen = new Map<string, number>()
   for (const worker of workers) for (const { runId } of worker.handled) seen.set(runId, (seen.get(runId) ?? 0) + 1)
