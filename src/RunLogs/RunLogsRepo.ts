@@ -71,7 +71,13 @@ const toState = (row: StateRow): LogState => ({
   workerSeq: Number(row.worker_seq)
 })
 
-/** The SQL of run logs (`run_logs`, `run_log_state`); the rules live in `RunLogs`. */
+/**
+ * Lines a chunk row holds at most (an append call's most, `maxLinesPerCall`):
+ * a page of lines reads at most this many beyond its own at either end.
+ */
+export const chunkLines = 1000
+
+/** The SQL of run logs (`run_log_chunks`, `run_log_state`); the rules live in `RunLogs`. */
 export class RunLogsRepo extends Effect.Service<RunLogsRepo>()("RunLogs/Repo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -140,43 +146,72 @@ export class RunLogsRepo extends Effect.Service<RunLogsRepo>()("RunLogs/Repo", {
         WHERE s.run_id = n.run_id`.pipe(Effect.asVoid)
 
     /**
-     * Inserts the lines of any number of runs in one statement. Each line
-     * names its run by an index into the statement's run ids: a small integer
-     * to send and parse per line, not a uuid.
+     * Stores the lines of any number of runs in one statement: each batch (an
+     * append call's lines) as one chunk row, or several when it holds more
+     * than `chunkLines`. The chunks travel as one JSON parameter that
+     * `json_to_recordset` turns into rows with their arrays: one value to
+     * send whatever the number of chunks, parsed once. Each chunk names its
+     * run by an index into the statement's run ids.
      */
     const insertLines = (batches: ReadonlyArray<{ readonly runId: string; readonly lines: ReadonlyArray<NewLine> }>): Effect.Effect<void, SqlError> => {
-      const lines = batches.flatMap((batch) => batch.lines)
-      if (lines.length === 0) return Effect.void
-      const runIndexes = batches.flatMap((batch, i) => batch.lines.map(() => i + 1))
+      const chunks: Array<{ r: number; f: number; l: number; s: Array<string>; t: Array<string>; a: Array<string> }> = []
+      batches.forEach((batch, i) => {
+        for (let from = 0; from < batch.lines.length; from += chunkLines) {
+          const lines = batch.lines.slice(from, from + chunkLines)
+          chunks.push({
+            r: i + 1,
+            f: lines[0]!.seq,
+            l: lines.at(-1)!.seq,
+            s: lines.map((line) => line.stream),
+            t: lines.map((line) => line.text),
+            a: lines.map((line) => line.at.toISOString())
+          })
+        }
+      })
+      if (chunks.length === 0) return Effect.void
       return sql`
-        INSERT INTO run_logs (run_id, seq, stream, text, at)
-        SELECT (${batches.map((batch) => batch.runId)}::uuid[])[l.run], l.seq, l.stream, l.text, l.at
-        FROM unnest(${runIndexes}::int[], ${lines.map((l) => l.seq)}::bigint[], ${lines.map((l) => l.stream)}::text[],
-                    ${lines.map((l) => l.text)}::text[], ${lines.map((l) => l.at.toISOString())}::timestamptz[])
-          AS l(run, seq, stream, text, at)`.pipe(Effect.asVoid)
+        INSERT INTO run_log_chunks (run_id, first_seq, last_seq, streams, texts, ats)
+        SELECT (${batches.map((batch) => batch.runId)}::uuid[])[c.r], c.f, c.l, c.s, c.t, c.a
+        FROM json_to_recordset(${JSON.stringify(chunks)}::json)
+          AS c(r int, f bigint, l bigint, s text[], t text[], a timestamptz[])`.pipe(Effect.asVoid)
     }
+
+    /**
+     * The first seq of the chunk holding line `seq` (or, past the log's end,
+     * of its last chunk): with `first_seq` bounded on both sides a read
+     * touches only the chunks it needs, however long the log.
+     */
+    const chunkStart = (runId: string, seq: number) =>
+      sql`(SELECT coalesce(max(first_seq), 0) FROM run_log_chunks WHERE run_id = ${runId} AND first_seq <= ${seq}::bigint)`
 
     /** Rewrites one line's text (the marker, as the count of what was dropped grows). */
     const rewriteLine = (runId: string, seq: number, text: string): Effect.Effect<void, SqlError> =>
-      sql`UPDATE run_logs SET text = ${text} WHERE run_id = ${runId} AND seq = ${seq}`.pipe(Effect.asVoid)
+      sql`
+        UPDATE run_log_chunks SET texts[(${seq}::bigint - first_seq + 1)::int] = ${text}
+        WHERE run_id = ${runId} AND first_seq = ${chunkStart(runId, seq)} AND last_seq >= ${seq}::bigint`.pipe(Effect.asVoid)
 
     /**
      * Up to `limit` lines after `after`, in order. A run's lines are numbered
      * without gap, so the page is the range `after + 1 .. after + limit`:
-     * bounded on both sides, the statement reads that page's rows whatever
-     * plan it gets. With `seq > after` alone, the plan chosen on a young
-     * table (a bitmap scan, then a sort for the LIMIT) read every line after
-     * `after`: a follower or a page far from the log's end cost the whole
-     * rest of the log per page.
+     * the chunks from the one holding `after + 1` to the one holding the
+     * last, each cut (array slices) to the part of it in the range.
      */
-    const page = (runId: string, after: number, limit: number): Effect.Effect<ReadonlyArray<LogLine>, SqlError> =>
-      Effect.map(
+    const page = (runId: string, after: number, limit: number): Effect.Effect<ReadonlyArray<LogLine>, SqlError> => {
+      const last = after + limit
+      return Effect.map(
         sql<LineRow>`
-          SELECT seq, stream, text, at FROM run_logs
-          WHERE run_id = ${runId} AND seq > ${after} AND seq <= ${after + limit}
+          SELECT c.first_seq + cut.lo + u.o - 2 AS seq, u.stream, u.text, u.at
+          FROM run_log_chunks c
+          CROSS JOIN LATERAL (SELECT greatest(${after}::bigint - c.first_seq + 2, 1)::int AS lo,
+                                     (${last}::bigint - c.first_seq + 1)::int AS hi) cut
+          CROSS JOIN LATERAL unnest(c.streams[cut.lo:cut.hi], c.texts[cut.lo:cut.hi], c.ats[cut.lo:cut.hi])
+            WITH ORDINALITY AS u(stream, text, at, o)
+          WHERE c.run_id = ${runId} AND c.first_seq >= ${chunkStart(runId, after + 1)}
+            AND c.first_seq <= ${last}::bigint AND c.last_seq > ${after}::bigint
           ORDER BY seq LIMIT ${limit}`,
         (rows) => rows.map(toLine)
       )
+    }
 
     return {
       findRun,

@@ -247,7 +247,7 @@ withLayer(testLayer, { excludeTestServices: true })("run logs", (it) => {
         yield* sql`DELETE FROM webhook_outbox WHERE run_id IN (${runId}, ${kept})`.pipe(Effect.orDie)
         yield* retention.sweep()
         const left = yield* sql<{ run_id: string; n: number }>`
-          SELECT run_id, count(*)::int AS n FROM run_logs WHERE run_id IN (${runId}, ${kept}) GROUP BY run_id`.pipe(Effect.orDie)
+          SELECT run_id, sum(cardinality(texts))::int AS n FROM run_log_chunks WHERE run_id IN (${runId}, ${kept}) GROUP BY run_id`.pipe(Effect.orDie)
         expect(left).toEqual([{ run_id: kept, n: 5 }])
         const state = yield* sql`SELECT run_id FROM run_log_state WHERE run_id = ${runId}`.pipe(Effect.orDie)
         expect(state).toEqual([])
