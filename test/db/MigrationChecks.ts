@@ -8,6 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { migrate, migrateFrom } from "../../src/Db/Migrations.js"
 import * as SqlMigrations from "../../src/Db/SqlMigrations.js"
+import { RunLogsRepo } from "../../src/RunLogs/RunLogsRepo.js"
 
 /**
  * The ids and names the TypeScript migrations (`src/Db/migrations/*.ts`,
@@ -157,5 +158,59 @@ export const migrationChecks = (database: Layer.Layer<SqlClient.SqlClient, unkno
       ])
       // The input is left as it was: data for the command now.
       expect(rows[0]!.input).toEqual(inputs["00000000-0000-4000-8000-00000000000a"])
+    }).pipe(Effect.provide(database)))
+
+  it.scoped("0019 moves the lines stored one per row into chunks: every line read back, in order, by the repository's pages", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* Migrator.make({})({
+        loader: Effect.map(SqlMigrations.loader(), (all) => all.filter(([id]) => id <= 18)),
+        table: "pts_migrations"
+      })
+      const user = "00000000-0000-4000-8000-000000000001"
+      const workspace = "00000000-0000-4000-8000-000000000002"
+      const environment = "00000000-0000-4000-8000-000000000003"
+      const trigger = "00000000-0000-4000-8000-000000000004"
+      const runs = ["00000000-0000-4000-8000-0000000000a1", "00000000-0000-4000-8000-0000000000a2"]
+      yield* sql`INSERT INTO users (id, email, password_hash) VALUES (${user}, 'a@example.com', 'x')`
+      yield* sql`INSERT INTO workspaces (id, name, owner_id) VALUES (${workspace}, 'w', ${user})`
+      yield* sql`INSERT INTO environments (id, workspace_id, name) VALUES (${environment}, ${workspace}, 'e')`
+      yield* sql`INSERT INTO triggers (id, environment_id, name, timeout_seconds, heartbeat_timeout_seconds, max_retries)
+        VALUES (${trigger}, ${environment}, 't', 60, 30, 0)`
+      for (const run of runs) {
+        yield* sql`INSERT INTO runs (id, trigger_id, environment_id, status, timeout_seconds, heartbeat_timeout_seconds, max_retries)
+          VALUES (${run}, ${trigger}, ${environment}, 'succeeded', 60, 30, 0)`
+      }
+      // 2,500 lines (more than one chunk's worth) for the first run, 3 for the second.
+      const at = (seq: number) => new Date(Date.UTC(2026, 0, 1) + seq * 1000)
+      const expected = (count: number) =>
+        Array.from({ length: count }, (_, i) => ({ seq: i + 1, stream: i % 3 === 0 ? "stderr" : "stdout", text: `line ${i + 1} \u00e9`, at: at(i + 1) }))
+      for (const [run, count] of [[runs[0]!, 2500], [runs[1]!, 3]] as const) {
+        const lines = expected(count)
+        yield* sql`INSERT INTO run_logs (run_id, seq, stream, text, at)
+          SELECT ${run}, l.seq, l.stream, l.text, l.at
+          FROM unnest(${lines.map((l) => l.seq)}::bigint[], ${lines.map((l) => l.stream)}::text[],
+                      ${lines.map((l) => l.text)}::text[], ${lines.map((l) => l.at.toISOString())}::timestamptz[])
+            AS l(seq, stream, text, at)`
+      }
+      yield* migrate
+      expect(yield* ourTables).toEqual(tables)
+      const repo = yield* RunLogsRepo.pipe(Effect.provide(RunLogsRepo.Default))
+      // Pages that start and end inside chunks and cross their edges, and one past the end.
+      const first = expected(2500)
+      expect(yield* repo.page(runs[0]!, 0, 1000)).toEqual(first.slice(0, 1000))
+      expect(yield* repo.page(runs[0]!, 998, 5)).toEqual(first.slice(998, 1003))
+      expect(yield* repo.page(runs[0]!, 1500, 1000)).toEqual(first.slice(1500, 2500))
+      expect(yield* repo.page(runs[0]!, 2499, 10)).toEqual(first.slice(2499))
+      expect(yield* repo.page(runs[0]!, 2500, 10)).toEqual([])
+      expect(yield* repo.page(runs[1]!, 0, 1000)).toEqual(expected(3))
+      const chunks = yield* sql<{ run_id: string; first_seq: string; last_seq: string }>`
+        SELECT run_id, first_seq, last_seq FROM run_log_chunks ORDER BY run_id, first_seq`
+      expect(chunks.map((c) => [c.run_id, Number(c.first_seq), Number(c.last_seq)])).toEqual([
+        [runs[0], 1, 1000], [runs[0], 1001, 2000], [runs[0], 2001, 2500], [runs[1], 1, 3]
+      ])
+      // Deleted with the run, as before.
+      yield* sql`DELETE FROM runs WHERE id = ${runs[0]!}`
+      expect(yield* sql`SELECT run_id FROM run_log_chunks WHERE run_id = ${runs[0]!}`).toEqual([])
     }).pipe(Effect.provide(database)))
 }
