@@ -204,6 +204,8 @@ withLayer(layer(), { excludeTestServices: true })("pipeline-worker CLI", (it) =>
       const trigger = yield* createTrigger(env, { name: "finishing", command: "sleep 1.5; echo finished" })
       const runId = yield* requestRun(env, trigger.id)
       yield* waitForRun(env, trigger.id, runId, (r) => r.status === "running")
+      // Running on the agent too: a run pushed started is "running" at the service before the agent has taken it in hand.
+      yield* waitForOutput(agent, /run started/)
       agent.child.kill("SIGTERM")
       expect(yield* exitCode(agent)).toBe(0)
       expect(yield* readRun(env, trigger.id, runId)).toMatchObject({ status: "succeeded", shortMessage: "finished", workerId })
