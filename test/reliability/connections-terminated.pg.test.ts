@@ -1,11 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { cleanupsAfterAll, createDatabase, faultLock, request, sleep, startReceiver, startService } from "../support/Process.js"
-import { figures, nothingLostOrDuplicated, settle, setupTenant, startLoad, Stats } from "./load.js"
-import { resumeBoundMs, sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
+import { cleanupsAfterAll, faultLock, request, sleep } from "../support/Process.js"
+import { figures, nothingLostOrDuplicated, settle, startLoad, Stats } from "./load.js"
+import { resumeBoundMs, sdkFigures } from "./sdkWorkers.js"
+import { startFaultFleet } from "./faultFleet.js"
 
 /**
  * The service's database connections cut under load: for 3 s every backend
@@ -22,25 +20,10 @@ describe("connections terminated", () => {
   it.scopedLive("the service's connections killed for 3 s: 503s, no worker exits, every run ends exactly once", () =>
     Effect.gen(function*() {
       yield* faultLock
-      const db = yield* Effect.promise(createDatabase)
-      cleanup(db.drop)
-      const receiver = yield* Effect.promise(startReceiver)
-      cleanup(receiver.close)
-      const service = yield* Effect.promise(() =>
-        startService({
-          DATABASE_URL: db.url,
-          DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pts-terminated-")),
-          CLAIM_TIMEOUT_SECONDS: "3",
-          WORKER_OFFLINE_AFTER_SECONDS: "10"
-        })
-      )
-      cleanup(() => service.stop())
-      const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 8))
-      const sdk = startSdkWorkers(service.url, tenant.workers.slice(4))
-      cleanup(() => Promise.all(sdk.map((worker) => worker.stop())))
+      const { db, httpWorkers: tenant, receiver, sdk, service } = yield* Effect.promise(() => startFaultFleet(cleanup, "pts-terminated-"))
       const stats = new Stats()
       const load = startLoad({
-        tenant: { ...tenant, workers: tenant.workers.slice(0, 4) },
+        tenant,
         stats,
         runs: 450,
         runsPerSecond: 30,

@@ -1,11 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { createDatabase, type Receiver, sleep, startReceiver, startService, type TestDatabase, cleanupsAfterAll, faultLock } from "../support/Process.js"
-import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
-import { resumeBoundMs, sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
+import { sleep, startService, cleanupsAfterAll, faultLock } from "../support/Process.js"
+import { expireLeases, figures, orphanLeases, settle, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
+import { resumeBoundMs, sdkFigures } from "./sdkWorkers.js"
+import { startFaultFleet } from "./faultFleet.js"
 
 /**
  * Crash under load: the service process is killed with SIGKILL while runs
@@ -19,36 +17,16 @@ import { resumeBoundMs, sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
 
 const cleanup = cleanupsAfterAll()
 
-const environment = (db: TestDatabase) => ({
-  DATABASE_URL: db.url,
-  DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pts-crash-")),
-  // Short clocks, so runs a dead worker held come back within seconds.
-  CLAIM_TIMEOUT_SECONDS: "3",
-  WORKER_OFFLINE_AFTER_SECONDS: "10"
-})
-
-const setup = async () => {
-  const db = await createDatabase()
-  cleanup(db.drop)
-  const receiver: Receiver = await startReceiver()
-  cleanup(receiver.close)
-  return { db, receiver }
-}
-
 describe("crash under load", () => {
   it.scopedLive("kill -9 mid-load, restart: every run ends exactly once, one delivery record each, none handed out again", () =>
     Effect.gen(function*() {
       yield* faultLock
-      const { db, receiver } = yield* Effect.promise(setup)
-      const env = environment(db)
-      let service = yield* Effect.promise(() => startService(env))
-      cleanup(() => service.stop())
-      const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 8))
-      const sdk = startSdkWorkers(service.url, tenant.workers.slice(4))
-      cleanup(() => Promise.all(sdk.map((worker) => worker.stop())))
+      const fleet = yield* Effect.promise(() => startFaultFleet(cleanup, "pts-crash-"))
+      const { db, env, receiver, sdk } = fleet
+      let service = fleet.service
       const stats = new Stats()
       const load = startLoad({
-        tenant: { ...tenant, workers: tenant.workers.slice(0, 4) },
+        tenant: fleet.httpWorkers,
         stats,
         // Runs keep coming for seconds after the restart, so every worker's return shows.
         runs: 600,
@@ -66,6 +44,7 @@ describe("crash under load", () => {
       const orphans = yield* Effect.promise(() => orphanLeases(db))
       yield* Effect.promise(() => sleep(1000))
       service = yield* Effect.promise(() => startService(env, { port: service.port }))
+      cleanup(() => service.stop())
       const backAt = Date.now()
       const expired = yield* Effect.promise(() => expireLeases(db, orphans))
 

@@ -2,11 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { createDatabase, request, sleep, startReceiver, startService, waitUntil, cleanupsAfterAll, faultLock } from "../support/Process.js"
-import { figures, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
-import { resumeBoundMs, sdkFigures, startSdkWorkers } from "./sdkWorkers.js"
+import { request, sleep, waitUntil, cleanupsAfterAll, faultLock } from "../support/Process.js"
+import { figures, settle, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
+import { resumeBoundMs, sdkFigures } from "./sdkWorkers.js"
+import { startFaultFleet } from "./faultFleet.js"
 
 /**
  * Database restart under load: the local PostgreSQL server is restarted (one
@@ -67,26 +66,11 @@ describe("database restart", () => {
   it.scopedLive("Postgres restarts mid-load: 503 {error} during the outage, reconnection, nothing lost or stuck", () =>
     Effect.gen(function*() {
       yield* faultLock
-      const db = yield* Effect.promise(createDatabase)
-      cleanup(db.drop)
-      const receiver = yield* Effect.promise(startReceiver)
-      cleanup(receiver.close)
-      const service = yield* Effect.promise(() =>
-        startService({
-          DATABASE_URL: db.url,
-          DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pts-dbrestart-")),
-          CLAIM_TIMEOUT_SECONDS: "3",
-          WORKER_OFFLINE_AFTER_SECONDS: "10"
-        })
-      )
-      cleanup(() => service.stop())
-      const tenant = yield* Effect.promise(() => setupTenant(service.url, receiver.url, 8))
-      const sdk = startSdkWorkers(service.url, tenant.workers.slice(4))
-      cleanup(() => Promise.all(sdk.map((worker) => worker.stop())))
+      const { db, httpWorkers: tenant, receiver, sdk, service } = yield* Effect.promise(() => startFaultFleet(cleanup, "pts-dbrestart-"))
       const quiet = yield* Effect.promise(() => quietMoment(new URL(db.url).pathname.slice(1), db.query))
       const stats = new Stats()
       const load = startLoad({
-        tenant: { ...tenant, workers: tenant.workers.slice(0, 4) },
+        tenant,
         stats,
         // Runs keep coming for seconds after the restart, so every worker's return shows.
         runs: 450,
