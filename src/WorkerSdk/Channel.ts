@@ -6,6 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import { defaultRetrySchedule } from "./Transient.js"
 import { channelPath, serialization, WorkerRpcs } from "../Contract/WorkerChannelRpcs.js"
 
 /** The socket a WebSocket constructor answers (`globalThis.WebSocket` where the runtime has one). */
@@ -32,12 +33,15 @@ export const channelUrl = (baseUrl: string): string => baseUrl.replace(/^http/, 
  * A client of the worker channel for the enclosing scope. The socket is
  * reopened after it drops (every `reconnect` delay): calls made meanwhile
  * fail with an `RpcClientError`, which the worker retries as transient.
+ * The default is REST's: from 250 ms, doubling, jittered (a fleet does not
+ * reconnect in step), at most 2 s apart, so a worker is back within about
+ * 2 s of the service answering.
  */
 export const connect = (
   baseUrl: string,
   token: Redacted.Redacted<string>,
   webSocket: WebSocketFactory,
-  reconnect: Schedule.Schedule<unknown, unknown> = Schedule.exponential("250 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))
+  reconnect: Schedule.Schedule<unknown, unknown> = defaultRetrySchedule
 ): Effect.Effect<ChannelClient, never, Scope.Scope> => {
   const headers = { authorization: `Bearer ${Redacted.value(token)}` }
   const protocol = RpcClient.layerProtocolSocket({ retrySchedule: reconnect as Schedule.Schedule<unknown, Socket.SocketError> }).pipe(
