@@ -36,10 +36,42 @@ const connectionOptions = (url: Redacted.Redacted, schema: string): Pg.ClientCon
   options: `-c search_path=${Schema.searchPath(schema)} -c jit=off`
 })
 
+/**
+ * A `pg` pool whose hand-over of a freed connection never recurses. `pg-pool`
+ * gives a released connection to the next waiter inside the release call, and
+ * `@effect/sql-pg` gives it straight back when that waiter was abandoned (its
+ * fiber interrupted): with thousands abandoned at once (3,000 worker channels
+ * closing together) the chain of releases overflowed the stack, a
+ * `RangeError` thrown from a `pg` callback that ended the service process.
+ * A waiter served while another waiter's callback runs is served on a
+ * microtask of its own instead, so the chain runs as a loop.
+ */
+class TrampolinedPool extends Pg.Pool {
+  #serving = false
+
+  override connect(...args: Array<any>): any {
+    const callback = args[0]
+    if (typeof callback !== "function") return super.connect()
+    return super.connect((...answer: Array<any>) => {
+      if (this.#serving) queueMicrotask(() => this.#serve(callback, answer))
+      else this.#serve(callback, answer)
+    })
+  }
+
+  #serve(callback: (...answer: Array<any>) => void, answer: Array<any>): void {
+    this.#serving = true
+    try {
+      callback(...answer)
+    } finally {
+      this.#serving = false
+    }
+  }
+}
+
 const pool = (url: Redacted.Redacted, preparedStatements: boolean, schema: string) =>
   Effect.acquireRelease(
     Effect.sync(() => {
-      const pool = new Pg.Pool({
+      const pool = new TrampolinedPool({
         ...connectionOptions(url, schema),
         max: 20,
         idleTimeoutMillis: 30_000,
