@@ -40,7 +40,8 @@ export interface TuningShape {
   /**
    * How often each instance sweeps the database for work another instance
    * (or a previous process) left: deadlines coming due, queued runs, runs of
-   * offline workers.
+   * offline workers. While passes find nothing the pause doubles, up to 4×
+   * this and never past `sweepHorizonMillis` minus this.
    */
   readonly sweepIntervalMillis: number
   /** The sweep picks up runs whose deadline falls within this window. */

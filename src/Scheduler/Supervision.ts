@@ -273,7 +273,7 @@ export const makeDeadlineFibers = (deps: {
 /**
  * What the deadline fibers of this instance cannot know by themselves. At
  * start it supervises every non-terminal run; then every
- * `sweepIntervalMillis` it supervises runs whose deadline falls within
+ * `sweepIntervalMillis` (up to 4× that while passes find nothing) it supervises runs whose deadline falls within
  * `sweepHorizonMillis` (runs another instance created, or left behind when
  * it stopped), assigns queued runs and releases runs of offline workers,
  * each pass only when one probe (`probe`) says it has something to act on.
@@ -324,15 +324,18 @@ export const startSweep = (deps: {
           EXISTS (SELECT 1 FROM runs WHERE worker_id IS NULL AND ended_at IS NULL AND NOT flow_limited AND NOT delayed)
             OR EXISTS (SELECT 1 FROM runs WHERE worker_id IS NULL AND ended_at IS NULL AND flow_limited) AS queued`
 
+    /** One pass; answers whether it found anything to act on. */
     const sweep = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const horizon = new Date(now + config.sweepHorizonMillis).toISOString()
       const [found] = yield* probe(new Date(now).toISOString(), horizon)
-      if (found === undefined) return
+      if (found === undefined) return false
       if (found.next_due !== null) yield* alarm.ringAt(toMillis(found.next_due))
       if (found.offline) for (const environmentId of yield* assignment.releaseOffline) yield* assignAndWatch(environmentId)
       if (found.deadlines) yield* watchAll(yield* activeWithDeadline(horizon))
       if (found.queued) yield* assignAndWatch()
+      const dueSoon = found.next_due !== null && toMillis(found.next_due) <= now + config.sweepHorizonMillis
+      return found.offline || found.deadlines || found.queued || dueSoon
     })
 
     const guarded = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
@@ -344,9 +347,20 @@ export const startSweep = (deps: {
       Effect.annotateLogs({ service: "Scheduler/Supervisor" }),
       Effect.forkScoped
     )
-    yield* guarded("supervision sweep", sweep).pipe(
-      Effect.repeat(Schedule.spaced(config.sweepIntervalMillis)),
-      Effect.delay(config.sweepIntervalMillis),
+    // An idle service looks less often: each pass that finds nothing doubles
+    // the pause, up to 4× the interval and never past the horizon (a deadline
+    // is still seen before it falls due); a pass that finds something, or
+    // fails, brings it back to the interval. A wake-up of an idle process
+    // costs milliseconds of CPU (its code is cold), and this is the most
+    // frequent one (docs/benchmarks.md, delayed runs at rest).
+    const base = config.sweepIntervalMillis
+    const idleMax = Math.max(base, Math.min(4 * base, config.sweepHorizonMillis - base))
+    const passes = (pause: number): Effect.Effect<never> =>
+      Effect.flatMap(
+        Effect.zipRight(Effect.sleep(Duration.millis(pause)), sweep.pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("supervision sweep failed", cause), true)))),
+        (found) => passes(found ? base : Math.min(2 * pause, idleMax))
+      )
+    yield* passes(base).pipe(
       Effect.annotateLogs({ service: "Scheduler/Supervisor" }),
       Effect.forkScoped
     )

@@ -193,6 +193,36 @@ describe("supervision (TestClock)", () => {
         yield* eventually(supervisor.size, (n) => n === 0)
       })))
 
+    it.scoped("an idle sweep looks less often (up to every 4 s) yet still supervises another instance's run before its deadline", () =>
+      scheduled({}, (t0) =>
+        Effect.gen(function*() {
+          const env = yield* seed(new Date(t0))
+          const trigger = yield* addTrigger(env.environmentId, { heartbeatTimeoutSeconds: 5 })
+          // Passes that find nothing: the pause grows 1 s, 2 s, 4 s, and stays at 4 s.
+          for (const seconds of [1, 2, 4, 4, 4]) {
+            yield* TestClock.adjust(`${seconds} seconds`)
+            yield* settle
+          }
+          // Written as another instance would: claimed, deadline 4.5 s ahead, no fiber here.
+          const sql = yield* SqlClient.SqlClient
+          const now = t0 + 15_000
+          const runId = uuidv7()
+          yield* sql`
+            INSERT INTO runs (id, trigger_id, environment_id, status, worker_id, timeout_seconds, heartbeat_timeout_seconds,
+                              max_retries, created_at, assigned_at, claimed_at, deadline_at)
+            VALUES (${runId}, ${trigger}, ${env.environmentId}, 'claimed', ${env.workerId}, 3600, 5, 0,
+                    ${new Date(now).toISOString()}::timestamptz, ${new Date(now).toISOString()}::timestamptz,
+                    ${new Date(now).toISOString()}::timestamptz, ${new Date(now + 4500).toISOString()}::timestamptz)`
+          // The clock walks to 100 ms past the deadline and stops there: only a fiber the
+          // sweep started in time can end the run (the next pause is at most 4 s, the horizon 5 s).
+          for (let i = 0; i < 46; i++) {
+            yield* TestClock.adjust("100 millis")
+            if (i % 5 === 4) yield* settle
+          }
+          const ended = yield* eventually(statusOf(runId), (r) => r.status === "timed_out")
+          expect(ended.fault_class).toBe("infra")
+        })))
+
     it.scoped("a run its worker completes stops its supervising fiber at once (no read left for later)", () =>
       scheduled({}, (t0) =>
         Effect.gen(function*() {
