@@ -29,6 +29,20 @@ const noSweep = { sweepIntervalMillis: 3_600_000 }
 
 const statusOf = (runId: string) => runState(runId)
 
+/** A run claimed at `at` with its deadline at `deadline`, written as another instance would: no fiber here. */
+const claimedElsewhere = (env: { readonly environmentId: string; readonly workerId: string }, trigger: string, at: number, deadline: number) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const runId = uuidv7()
+    const iso = new Date(at).toISOString()
+    yield* sql`
+      INSERT INTO runs (id, trigger_id, environment_id, status, worker_id, timeout_seconds, heartbeat_timeout_seconds,
+                        max_retries, created_at, assigned_at, claimed_at, deadline_at)
+      VALUES (${runId}, ${trigger}, ${env.environmentId}, 'claimed', ${env.workerId}, 3600, 5, 0,
+              ${iso}::timestamptz, ${iso}::timestamptz, ${iso}::timestamptz, ${new Date(deadline).toISOString()}::timestamptz)`
+    return runId
+  })
+
 describe("supervision (TestClock)", () => {
   it.scoped("claim timeout: an assigned run not claimed in time goes back to queued", () =>
     scheduled(noSweep, (t0) =>
@@ -171,14 +185,7 @@ describe("supervision (TestClock)", () => {
         const env = yield* seed(new Date(t0))
         const trigger = yield* addTrigger(env.environmentId, { heartbeatTimeoutSeconds: 5 })
         // Written as another instance would: claimed, deadline in 8 s, no fiber here.
-        const sql = yield* SqlClient.SqlClient
-        const runId = uuidv7()
-        yield* sql`
-          INSERT INTO runs (id, trigger_id, environment_id, status, worker_id, timeout_seconds, heartbeat_timeout_seconds,
-                            max_retries, created_at, assigned_at, claimed_at, deadline_at)
-          VALUES (${runId}, ${trigger}, ${env.environmentId}, 'claimed', ${env.workerId}, 3600, 5, 0,
-                  ${new Date(t0).toISOString()}::timestamptz, ${new Date(t0).toISOString()}::timestamptz,
-                  ${new Date(t0).toISOString()}::timestamptz, ${new Date(t0 + 8000).toISOString()}::timestamptz)`
+        const runId = yield* claimedElsewhere(env, trigger, t0, t0 + 8000)
         const supervisor = yield* Supervisor
         expect(yield* supervisor.size).toBe(0)
         // Time passes in steps, as it would: a sweep every second, each looking 5 s ahead.
@@ -204,15 +211,8 @@ describe("supervision (TestClock)", () => {
             yield* settle
           }
           // Written as another instance would: claimed, deadline 4.5 s ahead, no fiber here.
-          const sql = yield* SqlClient.SqlClient
           const now = t0 + 15_000
-          const runId = uuidv7()
-          yield* sql`
-            INSERT INTO runs (id, trigger_id, environment_id, status, worker_id, timeout_seconds, heartbeat_timeout_seconds,
-                              max_retries, created_at, assigned_at, claimed_at, deadline_at)
-            VALUES (${runId}, ${trigger}, ${env.environmentId}, 'claimed', ${env.workerId}, 3600, 5, 0,
-                    ${new Date(now).toISOString()}::timestamptz, ${new Date(now).toISOString()}::timestamptz,
-                    ${new Date(now).toISOString()}::timestamptz, ${new Date(now + 4500).toISOString()}::timestamptz)`
+          const runId = yield* claimedElsewhere(env, trigger, now, now + 4500)
           // The clock walks to 100 ms past the deadline and stops there: only a fiber the
           // sweep started in time can end the run (the next pause is at most 4 s, the horizon 5 s).
           for (let i = 0; i < 46; i++) {
