@@ -4,11 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { runWorker } from "../../src/WorkerSdk/WorkerSdk.js"
-import { cleanupsAfterAll, createDatabase, faultLock, sleep, startReceiver, startService, type TestDatabase, waitUntil } from "../support/Process.js"
+import { cleanupsAfterAll, databaseAndReceiver, faultLock, sleep, startService, type TestDatabase, waitUntil } from "../support/Process.js"
 import { expireLeases, figures, nothingLostOrDuplicated, orphanLeases, settle, setupTenant, startLoad, Stats, type Tenant } from "../reliability/load.js"
 import { type Exposition, parse } from "../observability/exposition.js"
 import { startFailoverProxy } from "./failover.js"
@@ -25,17 +22,10 @@ import { nodeWebSocket } from "./support.js"
 const cleanup = cleanupsAfterAll()
 
 const setup = async (dataDirPrefix: string) => {
-  const db = await createDatabase()
-  cleanup(db.drop)
-  const receiver = await startReceiver()
-  cleanup(receiver.close)
-  const env = {
-    DATABASE_URL: db.url,
-    // One DATA_DIR: both instances must share the generated JWT and webhook-secret keys.
-    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix)),
+  const { db, env, receiver } = await databaseAndReceiver(cleanup, dataDirPrefix, {
     CLAIM_TIMEOUT_SECONDS: "3",
     WORKER_OFFLINE_AFTER_SECONDS: "6"
-  }
+  })
   const a = await startService(env)
   cleanup(() => a.stop())
   const b = await startService(env)

@@ -1,7 +1,4 @@
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { createDatabase, type Receiver, type ServiceProcess, startReceiver, startService, type TestDatabase } from "../support/Process.js"
+import { databaseAndReceiver, type Receiver, type ServiceProcess, startService, type TestDatabase } from "../support/Process.js"
 import { setupTenant, type Tenant } from "./load.js"
 import { type SdkWorker, startSdkWorkers } from "./sdkWorkers.js"
 
@@ -28,16 +25,10 @@ export const startFaultFleet = async (
   cleanup: (f: () => Promise<unknown>) => void,
   dataDirPrefix: string
 ): Promise<FaultFleet> => {
-  const db = await createDatabase()
-  cleanup(db.drop)
-  const receiver = await startReceiver()
-  cleanup(receiver.close)
-  const env = {
-    DATABASE_URL: db.url,
-    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix)),
+  const { db, env, receiver } = await databaseAndReceiver(cleanup, dataDirPrefix, {
     CLAIM_TIMEOUT_SECONDS: "3",
     WORKER_OFFLINE_AFTER_SECONDS: "10"
-  }
+  })
   const service = await startService(env)
   cleanup(() => service.stop())
   const tenant = await setupTenant(service.url, receiver.url, 8)

@@ -1,16 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import {
   cleanupsAfterAll,
-  createDatabase,
+  databaseAndReceiver,
   type Receiver,
   request,
   type ServiceProcess,
   sleep,
-  startReceiver,
   startService,
   type TestDatabase,
   waitUntil
@@ -40,19 +36,12 @@ interface Cluster {
 let started: Promise<Cluster> | undefined
 const cluster = () =>
   started ??= (async () => {
-    const db = await createDatabase()
-    cleanup(db.drop)
-    const receiver = await startReceiver()
-    cleanup(receiver.close)
-    const env = {
-      DATABASE_URL: db.url,
-      // One DATA_DIR: both instances must share the generated keys.
-      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pts-cancel-")),
+    const { db, env, receiver } = await databaseAndReceiver(cleanup, "pts-cancel-", {
       // Longer than any test takes to send its completes (each one the acknowledgement of a cancel request, so 200):
       // a grace period ending first would answer a complete 409 on a loaded machine. The time-out race does not
       // depend on it (a deadline one second away comes before the grace period's end).
       CANCEL_GRACE_SECONDS: "120"
-    }
+    })
     const a = await startService(env)
     cleanup(() => a.stop())
     const b = await startService(env)

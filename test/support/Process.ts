@@ -318,6 +318,25 @@ export const createDatabase = async (): Promise<TestDatabase> => {
   }
 }
 
+/**
+ * What service processes of a test run against: a fresh database and a webhook
+ * receiver (each cleaned up with `cleanup`), and the settings that point a
+ * service at them, `settings` on top. One DATA_DIR: every instance started
+ * with these settings shares the generated JWT and webhook-secret keys.
+ */
+export const databaseAndReceiver = async (
+  cleanup: (f: () => Promise<unknown>) => void,
+  dataDirPrefix: string,
+  settings: Record<string, string>
+): Promise<{ readonly db: TestDatabase; readonly receiver: Receiver; readonly env: Record<string, string> }> => {
+  const db = await createDatabase()
+  cleanup(db.drop)
+  const receiver = await startReceiver()
+  cleanup(receiver.close)
+  const env = { DATABASE_URL: db.url, DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), dataDirPrefix)), ...settings }
+  return { db, receiver, env }
+}
+
 /** Waits until `check` answers true, polling every `everyMs`; answers whether it did before `timeoutMs`. */
 export const waitUntil = async (check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 250) => {
   const deadline = Date.now() + timeoutMs
