@@ -17,7 +17,7 @@
  * and BENCH_STREAMING_WEB_CONCURRENCY (unset: npm start's default) for streaming and streaming-idle;
  * BENCH_FLOW_KEYS (100 keys) and BENCH_FLOW_QUEUED (100000 waiting runs, Postgres only) for flow-control;
  * BENCH_LOG_WRITERS (10), BENCH_LOG_RATE (1000 lines/s each), BENCH_LOG_SECONDS (30) and
- * BENCH_LOG_LIFECYCLE_WORKERS (4) for run-logs.
+ * BENCH_LOG_LIFECYCLE_WORKERS (4) and BENCH_LOG_ROUNDS (3) for run-logs.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -40,7 +40,7 @@ import { delayed } from "./scenarios/delayed.js"
 import { idlePolls } from "./scenarios/idlePolls.js"
 import { streaming, streamingIdle } from "./scenarios/streaming.js"
 import { flowControl } from "./scenarios/flowControl.js"
-import { runLogs } from "./scenarios/runLogs.js"
+import { runLogs, type RunLogsRound } from "./scenarios/runLogs.js"
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 // The local server over its Unix socket when there is one (how a service on the
@@ -274,7 +274,8 @@ const main = async () => {
         writers: env("BENCH_LOG_WRITERS", 10),
         rate: env("BENCH_LOG_RATE", 1000),
         seconds: env("BENCH_LOG_SECONDS", 30),
-        lifecycleWorkers: env("BENCH_LOG_LIFECYCLE_WORKERS", 4)
+        lifecycleWorkers: env("BENCH_LOG_LIFECYCLE_WORKERS", 4),
+        rounds: env("BENCH_LOG_ROUNDS", 3)
       }))
     // The same one-call-per-step lifecycle on a service with metrics off: what recording them costs.
     await scenario("metrics-off", "metricsOff", async () =>
@@ -391,12 +392,18 @@ const printTable = (r: any) => {
   if (r.runLogs) {
     const l = r.runLogs
     add(
-      `[postgres] run logs: ${l.writers} workers × ${l.linesPerSecondEach} lines/s for ${l.seconds} s, one SSE follower each: lines sent / received, missing, out of order; latency p50/p95/p99 ms`,
-      `${l.linesSent} / ${l.linesReceived}, ${l.missing}, ${l.duplicatesOrOutOfOrder}; ${l.latency.p50} / ${l.latency.p95} / ${l.latency.p99}`
+      `[postgres] run logs: ${l.writers} workers × ${l.linesPerSecondEach} lines/s for ${l.seconds} s, one SSE follower each: lines sent / received, missing, out of order; latency p50/p95/p99 ms; append calls/s`,
+      `${l.linesSent} / ${l.linesReceived}, ${l.missing}, ${l.duplicatesOrOutOfOrder}; ${l.latency.p50} / ${l.latency.p95} / ${l.latency.p99}; ${l.appendCallsPerSec}`
     )
     add(
-      `[postgres] run logs: other runs' lifecycle alone → during the logs, runs/s (drop %)`,
+      `[postgres] run logs: other runs' lifecycle alone → during the logs, runs/s (drop %), the round with the median drop of ${l.rounds.length}`,
       `${l.lifecycleAloneRunsPerSec} → ${l.lifecycleDuringRunsPerSec} (${l.lifecycleDropPct} %)`
+    )
+    add(`[postgres] run logs: each round, alone → during runs/s (drop %)`, l.rounds.map((r: RunLogsRound) => `${r.aloneRunsPerSec} → ${r.duringRunsPerSec} (${r.dropPct} %)`).join("; "))
+    const cpu = (c: typeof l.cpuAlone) => `${Math.round(c.service)} / ${Math.round(c.postgres)} / ${Math.round(c.bench)}`
+    add(
+      `[postgres] run logs: CPU ms per second, service / Postgres / bench: alone → during the logs`,
+      `${cpu(l.cpuAlone)} → ${cpu(l.cpuDuring)}`
     )
   }
   if (r.streamingIdle) {

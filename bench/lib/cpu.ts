@@ -34,14 +34,20 @@ export const serviceCpuSeconds = (pid: number): number => {
   return cpuSecondsOf(pid) + reaped + childrenOf(pid).reduce((sum, child) => sum + cpuSecondsOf(child), 0)
 }
 
-/** CPU seconds of every Postgres server process on this machine (the local server the bench uses). */
+/**
+ * CPU seconds of every Postgres server process on this machine (the local
+ * server the bench uses), with the backends that have exited: their CPU is
+ * counted in their parent's (the postmaster's) reaped-children time.
+ */
 const postgresCpuSeconds = (): number => {
   let total = 0
   try {
     for (const pid of fs.readdirSync("/proc")) {
       if (!/^\d+$/.test(pid)) continue
       try {
-        if (fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") total += cpuSecondsOf(pid)
+        if (fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue
+        const fields = statFields(pid)
+        if (fields !== undefined) total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100
       } catch {
         // gone meanwhile
       }

@@ -49,6 +49,11 @@ const CheckedLines = Schema.Array(LogLineInput).pipe(Schema.minItems(1), Schema.
   message: () => `lines must be 1 to ${maxLinesPerCall} lines, each {stream, text, at?}`
 })
 
+// The last `at` decoded and its Date: the lines of one write share their time
+// (a chatty command's mostly share their millisecond), so most lines parse nothing.
+let lastAt: string | undefined
+let lastAtDate: Date | undefined
+
 /**
  * Well-formed lines decoded by one loop, or undefined. What it accepts from
  * JSON it decodes exactly as `CheckedLines` would (unknown keys left out,
@@ -68,8 +73,12 @@ export const decodeWellFormedLines = (input: unknown): ReadonlyArray<LogLineInpu
     }
     // A `Date` is a line already decoded: the declaration below is its own type side (`Struct.make` checks with it).
     if (at instanceof Date && !Number.isNaN(at.getTime())) lines[i] = { stream, text, at }
-    else if (typeof at === "string" && isIsoTimestamp(at)) lines[i] = { stream, text, at: new Date(at) }
-    else return undefined
+    else if (typeof at === "string" && at === lastAt) lines[i] = { stream, text, at: lastAtDate! }
+    else if (typeof at === "string" && isIsoTimestamp(at)) {
+      lastAt = at
+      lastAtDate = new Date(at)
+      lines[i] = { stream, text, at: lastAtDate }
+    } else return undefined
   }
   return lines
 }

@@ -10,6 +10,7 @@ import { NotFound } from "../Contract/Domain/ApiErrors.js"
 import { answerAccess } from "../Tenancy/TenancyWireErrors.js"
 import { Policy } from "../Tenancy/Policy.js"
 import { type LogLine, LogPage } from "../Contract/RunLogsApi.js"
+import { isoOf } from "./LineTimes.js"
 import { type FollowEvent, RunLogs } from "./RunLogs.js"
 
 const encodePage = Schema.encodeSync(LogPage)
@@ -21,7 +22,7 @@ const encodePage = Schema.encodeSync(LogPage)
  * (test/runlogs/sse.test.ts holds the two equal).
  */
 export const lineJson = (line: LogLine): string =>
-  `{"seq":${line.seq},"stream":"${line.stream}","text":${JSON.stringify(line.text)},"at":"${line.at.toISOString()}"}`
+  `{"seq":${line.seq},"stream":"${line.stream}","text":${JSON.stringify(line.text)},"at":"${isoOf(line.at)}"}`
 
 /** One SSE event; the JSON is on one line, as `data:` requires. */
 export const sseEvent = (event: FollowEvent): string =>

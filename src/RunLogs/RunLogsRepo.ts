@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import type { RunStatus } from "../Contract/Domain/Run.js"
 import type { LogLine, LogStream } from "../Contract/RunLogsApi.js"
+import { dateOfMillis, isoOf } from "./LineTimes.js"
 
 /** Where a run's log stands (its `run_log_state` row). */
 export interface LogState {
@@ -33,7 +34,8 @@ interface LineRow {
   readonly seq: string | number
   readonly stream: LogStream
   readonly text: string
-  readonly at: Date | string
+  /** Epoch milliseconds (a float8: parsed as a number, not by the driver's timestamp parser). */
+  readonly at_ms: number | string
 }
 
 interface RunRow {
@@ -57,7 +59,7 @@ const toLine = (row: LineRow): LogLine => ({
   seq: Number(row.seq),
   stream: row.stream,
   text: row.text,
-  at: row.at instanceof Date ? row.at : new Date(row.at)
+  at: dateOfMillis(Number(row.at_ms))
 })
 
 const toRun = (row: RunRow): LogRun => ({ environmentId: row.environment_id, workerId: row.worker_id, status: row.status })
@@ -164,7 +166,7 @@ export class RunLogsRepo extends Effect.Service<RunLogsRepo>()("RunLogs/Repo", {
             l: lines.at(-1)!.seq,
             s: lines.map((line) => line.stream),
             t: lines.map((line) => line.text),
-            a: lines.map((line) => line.at.toISOString())
+            a: lines.map((line) => isoOf(line.at))
           })
         }
       })
@@ -200,7 +202,7 @@ export class RunLogsRepo extends Effect.Service<RunLogsRepo>()("RunLogs/Repo", {
       const last = after + limit
       return Effect.map(
         sql<LineRow>`
-          SELECT c.first_seq + cut.lo + u.o - 2 AS seq, u.stream, u.text, u.at
+          SELECT c.first_seq + cut.lo + u.o - 2 AS seq, u.stream, u.text, (extract(epoch FROM u.at) * 1000)::float8 AS at_ms
           FROM run_log_chunks c
           CROSS JOIN LATERAL (SELECT greatest(${after}::bigint - c.first_seq + 2, 1)::int AS lo,
                                      (${last}::bigint - c.first_seq + 1)::int AS hi) cut

@@ -3,6 +3,8 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Queue from "effect/Queue"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
@@ -41,6 +43,18 @@ export class RunLog extends Context.Tag("pipeline-trigger-service/worker/RunLog"
 /** Lines waiting to be sent, at most: past it a writer waits (the memory bound of a chatty run). */
 export const bufferedLines = 10_000
 
+/**
+ * A run's log calls start at most this often (unless a full call's lines
+ * wait, or a flush does). What a call costs the service is mostly the call,
+ * not its lines: 10 lines or 100 cost about the same (the run-logs bench), so
+ * a chatty command sends fewer, larger calls. A line written after a quiet
+ * spell goes at once; the cost is at most this much more delay for a line of
+ * a chatty run.
+ */
+export const sendIntervalMillis = 200
+
+const liveClock = Clock.make()
+
 type Entry =
   | { readonly _tag: "Line"; readonly stream: LogStream; readonly text: string; readonly at: Date }
   | { readonly _tag: "Flush"; readonly done: Deferred.Deferred<void> }
@@ -65,10 +79,10 @@ export interface RunLogShipper {
 }
 
 /**
- * Sends one run's log lines in batches: whatever was written while the
- * previous batch was in flight goes out together (up to 1,000 lines a call),
- * so a chatty command costs about one call per round trip, and a lone line
- * goes out at once. Each batch is numbered (`sequence`), so one resent after a
+ * Sends one run's log lines in batches: whatever was written since the
+ * previous batch goes out together (up to 1,000 lines a call), a call
+ * starting at most every `sendIntervalMillis`, so a chatty command costs at
+ * most five calls a second, and a lone line goes out at once. Each batch is numbered (`sequence`), so one resent after a
  * lost answer is stored once. Transient failures are retried; once the
  * service refuses the run's lines (the run ended, or is no longer this
  * worker's), the rest is dropped.
@@ -76,12 +90,17 @@ export interface RunLogShipper {
 export const make = (
   calls: WorkerCalls,
   runId: string,
-  schedule: Schedule.Schedule<unknown, unknown>
+  schedule: Schedule.Schedule<unknown, unknown>,
+  intervalMillis: number = sendIntervalMillis
 ): Effect.Effect<RunLogShipper, never, Scope.Scope> =>
   Effect.gen(function*() {
     const queue = yield* Effect.acquireRelease(Queue.bounded<Entry>(bufferedLines), Queue.shutdown)
     let sequence = 1
     let refused = false
+    // When the last call started, on the wall clock (the pace is real time, whatever clock the worker runs on).
+    let lastSend = 0
+    // Completed by `flush`: a flush does not wait out the pace.
+    let hurry = Deferred.unsafeMake<void>(FiberId.none)
 
     const send = (lines: ReadonlyArray<Extract<Entry, { _tag: "Line" }>>) =>
       Effect.suspend(() => {
@@ -99,8 +118,17 @@ export const make = (
         )
       })
 
+    const pace = Effect.suspend(() => {
+      const wait = lastSend + intervalMillis - Date.now()
+      return wait > 0 ? Effect.raceFirst(Effect.withClock(Effect.sleep(wait), liveClock), Deferred.await(hurry)) : Effect.void
+    })
+
     yield* Effect.gen(function*() {
-      const taken = Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, maxLinesPerCall))
+      const first = yield* Queue.take(queue)
+      if (first._tag === "Line" && (yield* Queue.size(queue)) < maxLinesPerCall - 1) yield* pace
+      hurry = Deferred.unsafeMake<void>(FiberId.none)
+      lastSend = Date.now()
+      const taken = [first, ...Chunk.toReadonlyArray(yield* Queue.takeUpTo(queue, maxLinesPerCall - 1))]
       const lines = taken.filter((entry): entry is Extract<Entry, { _tag: "Line" }> => entry._tag === "Line")
       yield* send(lines)
       for (const entry of taken) if (entry._tag === "Flush") yield* Deferred.succeed(entry.done, undefined)
@@ -120,6 +148,7 @@ export const make = (
     const flush = Effect.gen(function*() {
       const done = yield* Deferred.make<void>()
       yield* Queue.offer(queue, { _tag: "Flush", done })
+      Deferred.unsafeDone(hurry, Exit.void)
       yield* Deferred.await(done)
     })
 
