@@ -164,9 +164,15 @@ export const render = async (ctx, { params }) => {
       let run = latestRun
       const known = rows.get(run.id)
       if (reasons) {
+        // On the first page as just read, yet not shown: its event never came (a burst, a
+        // reconnect between two reads). The read puts it in its place, as the stream would have.
+        if (known === undefined) {
+          if (matches(filters, run)) fresh.push(run)
+          continue
+        }
         // A read for wait reasons alone may have started before an event already applied:
         // it changes nothing but the reason of a run both still call queued.
-        if (known === undefined || known.run.status !== "queued" || run.status !== "queued") continue
+        if (known.run.status !== "queued" || run.status !== "queued") continue
         run = { ...known.run, waitReason: run.waitReason, waitPool: run.waitPool }
       }
       if (known !== undefined) {
