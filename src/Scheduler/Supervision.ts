@@ -355,10 +355,12 @@ export const startSweep = (deps: {
     // frequent one (docs/benchmarks.md, delayed runs at rest).
     const base = config.sweepIntervalMillis
     const idleMax = Math.max(base, Math.min(4 * base, config.sweepHorizonMillis - base))
+    // A pass that failed (logged by `guarded`) counts as one that found something.
+    const pass = guarded("supervision sweep", sweep).pipe(Effect.map((found) => found !== false))
     const passes = (pause: number): Effect.Effect<never> =>
-      Effect.flatMap(
-        Effect.zipRight(Effect.sleep(Duration.millis(pause)), sweep.pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("supervision sweep failed", cause), true)))),
-        (found) => passes(found ? base : Math.min(2 * pause, idleMax))
+      Effect.sleep(Duration.millis(pause)).pipe(
+        Effect.zipRight(pass),
+        Effect.flatMap((found) => passes(found ? base : Math.min(2 * pause, idleMax)))
       )
     yield* passes(base).pipe(
       Effect.annotateLogs({ service: "Scheduler/Supervisor" }),
