@@ -17,6 +17,14 @@ export default defineConfig({
     // Builds dist/ when a source changed: some tests run the shipped JavaScript (see the file);
     // then one migrated embedded database that every test database is loaded from.
     globalSetup: ["test/support/Build.ts", "test/support/PgliteTemplate.ts"],
+    // Test files share their worker's module graph (isolate: false): each file
+    // no longer imports effect, the platform and the service afresh (CPU per
+    // run 634 s -> 375 s on a 2-core machine), and a worker's emptied embedded
+    // databases serve the next file too. Before each file, `it.effect` and the
+    // rest are put back as @effect/vitest exports them (its `layer()` leaves
+    // its own on vitest's shared `it`; test/support/ResetIt.ts says why).
+    isolate: false,
+    setupFiles: ["test/support/ResetIt.ts"],
     // The default output, then the run's wall time and its slowest files and tests (docs/testing.md).
     reporters: ["default", "./test/support/TimeReport.ts"],
     // The service logs every request: printed for failing tests only, where it helps.
@@ -40,14 +48,17 @@ export default defineConfig({
     // A file's shared service and database start in its beforeAll: generous, so a
     // machine at load 16 still starts them (a timeout there fails every test of the file).
     hookTimeout: 180_000,
-    // Each file gets its own database; PGlite files are CPU-heavy, so the pool
-    // stays small, but one more file than cores: many files spend most of their
-    // time waiting on real processes, browsers and long polls (docs/testing.md:
-    // the embedded pass took 361-376 s with three on a quiet 2-core machine,
-    // 476 s with two on the same machine while it was partly loaded).
-    maxWorkers: 3,
+    // Each file gets its own database. Twice as many files as cores: many files
+    // spend most of their time waiting on real processes, browsers and long
+    // polls, and with the import shared a file costs little CPU besides
+    // (docs/testing.md: the embedded pass took 212 s with four, 365 s with
+    // three, on a quiet 2-core machine).
+    maxWorkers: 4,
     // The files that take longest start first, so none trails the run (test/support/SlowFirst.ts).
     sequence: { sequencer: SlowFirst },
-    minWorkers: 1
+    // As many as maxWorkers: with fewer, vitest 3.2's pool (tinypool, files not
+    // isolated) ended two runs out of two while their last two files were still
+    // running ("Unhandled Rejection: Terminating worker thread", no summary).
+    minWorkers: 4
   }
 })
