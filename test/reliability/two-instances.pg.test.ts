@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { createDatabase, sleep, startReceiver, startService, cleanupsAfterAll, faultLock } from "../support/Process.js"
+import { createDatabase, sleep, startReceiver, startService, cleanupsAfterAll, faultLock, type TestDatabase } from "../support/Process.js"
 import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, Stats, nothingLostOrDuplicated } from "./load.js"
 
 /**
@@ -15,6 +15,17 @@ import { expireLeases, figures, orphanLeases, settle, setupTenant, startLoad, St
  */
 
 const cleanup = cleanupsAfterAll()
+
+const activeRuns = async (db: TestDatabase): Promise<number> => {
+  const [row] = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM runs WHERE status NOT IN ('succeeded', 'failed', 'timed_out')`)
+  return Number(row!.n)
+}
+
+/** Resolves once at least `n` runs have not ended (checked every 20 ms), or after `timeoutMs` regardless. */
+const untilActive = async (db: TestDatabase, n: number, timeoutMs: number): Promise<void> => {
+  const until = Date.now() + timeoutMs
+  while (Date.now() < until && (await activeRuns(db)) < n) await sleep(20)
+}
 
 describe("two instances", () => {
   it.scopedLive("kill one of two instances mid-load: the other finishes everything, exactly once", () =>
@@ -48,6 +59,10 @@ describe("two instances", () => {
       })
 
       yield* Effect.promise(() => sleep(3500))
+      // Mid-load means runs in flight: a run lives ~50 ms here, so at a fixed
+      // moment none may be (CI once killed A with 0 active). Kill the moment
+      // the database has several not yet ended.
+      yield* Effect.promise(() => untilActive(db, 2, 30_000))
       a.kill("SIGKILL")
       aAlive = false
       yield* Effect.promise(() => a.exited)
