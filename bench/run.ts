@@ -17,7 +17,7 @@
  * and BENCH_STREAMING_WEB_CONCURRENCY (unset: npm start's default) for streaming and streaming-idle;
  * BENCH_FLOW_KEYS (100 keys) and BENCH_FLOW_QUEUED (100000 waiting runs, Postgres only) for flow-control;
  * BENCH_LOG_WRITERS (10), BENCH_LOG_RATE (1000 lines/s each), BENCH_LOG_SECONDS (30) and
- * BENCH_LOG_LIFECYCLE_WORKERS (4) and BENCH_LOG_ROUNDS (3) for run-logs.
+ * BENCH_LOG_LIFECYCLE_WORKERS (4) and BENCH_LOG_ROUNDS (5) for run-logs.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -275,7 +275,7 @@ const main = async () => {
         rate: env("BENCH_LOG_RATE", 1000),
         seconds: env("BENCH_LOG_SECONDS", 30),
         lifecycleWorkers: env("BENCH_LOG_LIFECYCLE_WORKERS", 4),
-        rounds: env("BENCH_LOG_ROUNDS", 3)
+        rounds: env("BENCH_LOG_ROUNDS", 5)
       }))
     // The same one-call-per-step lifecycle on a service with metrics off: what recording them costs.
     await scenario("metrics-off", "metricsOff", async () =>
