@@ -10,6 +10,8 @@ const onPostgres = (process.env.DATABASE_URL ?? "").length > 0
 // (`npm run test:solo`, CI's third pass).
 const solo = process.env.PTS_SOLO === "1"
 const soloFiles = "test/**/*.solo.pg.test.ts"
+// Test files at once (see maxWorkers below).
+const workers = 4
 
 export default defineConfig({
   test: {
@@ -53,12 +55,12 @@ export default defineConfig({
     // polls, and with the import shared a file costs little CPU besides
     // (docs/testing.md: the embedded pass took 212 s with four, 365 s with
     // three, on a quiet 2-core machine).
-    maxWorkers: 4,
+    maxWorkers: workers,
     // The files that take longest start first, so none trails the run (test/support/SlowFirst.ts).
     sequence: { sequencer: SlowFirst },
     // As many as maxWorkers: with fewer, vitest 3.2's pool (tinypool, files not
     // isolated) ended two runs out of two while their last two files were still
     // running ("Unhandled Rejection: Terminating worker thread", no summary).
-    minWorkers: 4
+    minWorkers: workers
   }
 })
