@@ -24,7 +24,11 @@ export const maxBatch = 100
 
 const Slots = Schema.Int.pipe(Schema.between(0, maxBatch))
 
-/** One push: runs handed to the worker (claimed and started) and the ids whose cancel was requested since the last push. */
+/**
+ * One push: runs handed to the worker (claimed and started) and the ids whose
+ * cancel was requested since the last push. The service does not wait for
+ * an `Ack` of a push: the worker's slots are the flow control.
+ */
 export const ChannelEvent = Schema.Struct({
   runs: Schema.Array(PolledRun),
   cancelRequested: Schema.Array(Schema.UUID)
@@ -63,8 +67,16 @@ export class WorkerRpcs extends RpcGroup.make(
   Rpc.make("Start", { payload: RunIds, success: StepAnswer, error: ChannelFailure }),
   /** Extends the heartbeat deadline, per run (as `POST .../runs/{runId}/heartbeat`). */
   Rpc.make("Heartbeat", { payload: RunIds, success: StepAnswer, error: ChannelFailure }),
-  /** claimed or running → succeeded | failed, per run (as `POST /workers/{id}/runs/complete`). */
-  Rpc.make("Complete", { payload: CompleteManyPayload, success: StepAnswer, error: Schema.Union(ValidationError, ServiceUnavailable, InternalError) }),
+  /**
+   * claimed or running → succeeded | failed, per run (as `POST /workers/{id}/runs/complete`).
+   * `slots`: slots granted with it once it is answered (as `Slots`), so a worker
+   * gives back the slots of the runs it completes without a message of their own.
+   */
+  Rpc.make("Complete", {
+    payload: { ...CompleteManyPayload.fields, slots: Schema.optional(Slots) },
+    success: StepAnswer,
+    error: Schema.Union(ValidationError, ServiceUnavailable, InternalError)
+  }),
   /**
    * A batch of log lines of one of the worker's runs (as `POST .../runs/{runId}/logs`):
    * up to 1,000 lines, numbered by `sequence` so a resend is stored once.

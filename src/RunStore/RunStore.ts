@@ -48,6 +48,11 @@ export declare namespace RunStore {
     // A worker's steps
     /** Claims (with `start`, also starts) up to `max` of the worker's assigned runs in one statement. */
     readonly claimMany: (workerId: string, max: number, start?: boolean) => Effect.Effect<ReadonlyArray<PolledRow>>
+    /** What the worker channel pushes next, in one statement: up to `max` assigned runs claimed and started, and the worker's cancel requests. */
+    readonly claimForPush: (
+      workerId: string,
+      max: number
+    ) => Effect.Effect<{ readonly runs: ReadonlyArray<PolledRow>; readonly cancelRequested: ReadonlyArray<string> }>
     /** The worker's assigned, not yet claimed runs (what a poll hands out). */
     readonly assignedTo: (workerId: string, max: number) => Effect.Effect<ReadonlyArray<PolledRow>>
     /** Claims, starts or heartbeats several of the worker's runs in one statement; answers the runs it moved. */

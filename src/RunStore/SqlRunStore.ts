@@ -908,6 +908,52 @@ const steps = (sql: SqlClient.SqlClient, clauses: SetClauses) => {
         SELECT c.*, t.name AS trigger_name, t.input AS trigger_input, t.command AS trigger_command
         FROM claimed c JOIN triggers t ON t.id = c.trigger_id ORDER BY c.id`.pipe(Effect.orDie))
 
+  /**
+   * What the worker channel pushes next, in one statement: up to `max` of the
+   * worker's assigned runs claimed and started (as `claimMany` with `start`)
+   * and the ids of its runs whose cancel was requested. A push used to take
+   * three statements (the cancel requests read before and after the claim).
+   * The cancel requests ride on a one-row subquery so the answer has a row
+   * even when nothing was claimed (every run column then null).
+   */
+  const claimForPush = (workerId: string, max: number): Effect.Effect<{ readonly runs: ReadonlyArray<PolledRow>; readonly cancelRequested: ReadonlyArray<string> }> =>
+    Effect.flatMap(nowIso, (now) =>
+      sql<PolledRow & { readonly cancel_requested: ReadonlyArray<string> }>`
+        WITH picked AS MATERIALIZED (
+          SELECT id FROM runs
+          WHERE worker_id = ${workerId} AND ended_at IS NULL AND status = 'assigned' AND deadline_at > ${now}::timestamptz
+            AND ${unexpired(now)}
+          ORDER BY ${queueRank(sql, "runs")}, id LIMIT ${max} FOR UPDATE SKIP LOCKED
+        ), claimed AS (
+          UPDATE runs SET claimed_at = ${now}::timestamptz, ${startedSet(now)}
+          FROM picked
+          WHERE runs.id = picked.id AND runs.status = 'assigned'
+          RETURNING runs.*),
+        logged AS (${
+        recordRunEvents(sql, {
+          from: sql`claimed CROSS JOIN (VALUES (1, 'claimed', 'claimed'), (2, 'running', 'started')) AS step(n, step_status, step_reason)`,
+          status: sql`step.step_status`,
+          reason: sql`step.step_reason`,
+          at: now,
+          orderBy: sql`claimed.id, step.n`
+        })
+      }),
+        handed AS (
+          SELECT c.*, t.name AS trigger_name, t.input AS trigger_input, t.command AS trigger_command
+          FROM claimed c JOIN triggers t ON t.id = c.trigger_id)
+        SELECT h.*, k.cancel_requested
+        FROM (SELECT ARRAY(
+          SELECT id::text FROM runs WHERE worker_id = ${workerId} AND cancel_requested_at IS NOT NULL AND ended_at IS NULL ORDER BY id
+        ) AS cancel_requested) k
+        LEFT JOIN handed h ON true
+        ORDER BY h.id`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => ({
+          runs: rows.filter((row) => row.id !== null).map(({ cancel_requested: _, ...run }) => run as PolledRow),
+          cancelRequested: rows[0]?.cancel_requested ?? []
+        }))
+      ))
+
   /** The worker's assigned, not yet claimed runs (what a poll hands out). */
   const assignedTo = (workerId: string, max: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
     Effect.flatMap(nowIso, (now) =>
@@ -974,7 +1020,7 @@ const steps = (sql: SqlClient.SqlClient, clauses: SetClauses) => {
     sql<{ id: string; status: RunStatus }>`
         SELECT id, status FROM runs WHERE id = ANY(${runIds}::uuid[]) AND worker_id = ${workerId}`.pipe(Effect.orDie)
 
-  return { claimMany, assignedTo, stepMany, statusesOf } as const
+  return { claimMany, claimForPush, assignedTo, stepMany, statusesOf } as const
 }
 
 /**

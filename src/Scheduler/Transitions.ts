@@ -18,6 +18,11 @@ export declare namespace Transitions {
   export interface Service {
     /** Claims (with `start`, also starts) up to `max` of the worker's assigned runs; dispatch latency recorded, feed told. */
     readonly claimMany: (workerId: string, max: number, start?: boolean) => Effect.Effect<ReadonlyArray<PolledRow>>
+    /** `claimMany` with `start` for the worker channel, with the worker's cancel requests, in one statement. */
+    readonly claimForPush: (
+      workerId: string,
+      max: number
+    ) => Effect.Effect<{ readonly runs: ReadonlyArray<PolledRow>; readonly cancelRequested: ReadonlyArray<string> }>
     /** The worker's assigned, not yet claimed runs (what a poll hands out). */
     readonly assignedTo: (workerId: string, max: number) => Effect.Effect<ReadonlyArray<PolledRow>>
     /** Claims, starts or heartbeats several of the worker's runs; answers those moved and why each other one was not. */
@@ -92,6 +97,15 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
         Effect.tap((rows) => dispatched(rows)),
         Effect.tap(announced),
         hotSpan("Transitions.claimMany")
+      )
+
+    const claimForPush = (workerId: string, max: number) =>
+      store.claimForPush(workerId, max).pipe(
+        Effect.tap(({ runs }) => {
+          dispatched(runs)
+          return announced(runs)
+        }),
+        hotSpan("Transitions.claimForPush")
       )
 
     // Not the worker's run (`RunNotFound`), or the wrong state or a passed deadline (`RunStateConflict`).
@@ -178,6 +192,7 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
 
     const service: Transitions.Service = {
       claimMany,
+      claimForPush,
       assignedTo: store.assignedTo,
       stepMany,
       completeMany,

@@ -69,7 +69,7 @@ export const handlers = WorkerRpcs.toLayer(Effect.gen(function*() {
           isUuid(runId) ? logs.append(channel.worker.workerId, runId.toLowerCase(), payload) : Effect.fail(NotFound.of("run"))),
         (error): error is NotFound | Conflict => error instanceof NotFound || error instanceof Conflict
       ),
-    Complete: ({ runs }, { headers }) =>
+    Complete: ({ runs, slots }, { headers }) =>
       guard(Effect.gen(function*() {
         const channel = yield* channelOf(headers)
         const seen = new Set<string>()
@@ -84,6 +84,8 @@ export const handlers = WorkerRpcs.toLayer(Effect.gen(function*() {
         const malformed = runs.filter((item) => !isUuid(item.runId))
         const wellFormed = runs.flatMap((item) => isUuid(item.runId) ? [{ ...item, runId: item.runId.toLowerCase() }] : [])
         const result = wellFormed.length === 0 ? { ended: [], rejected: [] } : yield* protocol.completeMany(channel.worker.workerId, wellFormed)
+        // Granted only once answered: a call that failed is sent again, with its slots.
+        if (slots !== undefined && slots > 0) connections.grant(channel, slots)
         return {
           runs: result.ended.map((terminal) => toRun(terminal.run)),
           rejected: [...result.rejected, ...malformed.map((item) => new RunNotFound({ runId: item.runId }))].map(rejectedRun)

@@ -5,16 +5,20 @@ import { Transitions } from "../Scheduler/Transitions.js"
 import { Wakeups } from "../Scheduler/Dispatch.js"
 import { WorkerProtocol } from "../WorkerProtocol/WorkerProtocol.js"
 import type { Channel } from "./Connections.js"
+import type { PolledRow } from "../Contract/Domain/Run.js"
 import { type ChannelEvent, maxBatch } from "../Contract/WorkerChannelRpcs.js"
 
 /**
- * What a channel pushes: a loop of `claim=true&start=true` long polls of
- * `WorkerProtocol.pollAnswer` for as many runs as the worker has slots
- * (waiting there as an offer, so run creation may hand it a new run
- * outright), and the cancel requests not yet pushed. With no slots left it
- * waits for a wake-up (an assignment or a cancel request) or more slots.
- * Either way the worker waits in `Wakeups`, which is what keeps it "seen"
- * (`Scheduler/Dispatch`) while its connection is open.
+ * What a channel pushes: the worker's runs, claimed and started as they are
+ * handed to it, for as many as it has slots, and the cancel requests not yet
+ * pushed. One look is one statement (`WorkerProtocol.pushLook`: runs claimed
+ * and started, cancel requests read, together); finding nothing, the
+ * connection waits as an offer, so run creation may hand it a new run
+ * outright. With no slots left it waits for a wake-up (an assignment or a
+ * cancel request) or more slots, and reads the cancel requests only when a
+ * wake-up came since it last read them. Either way the worker waits in
+ * `Wakeups`, which is what keeps it "seen" (`Scheduler/Dispatch`) while its
+ * connection is open.
  *
  * Neither wait has a deadline. A REST long poll ends every 30 s because HTTP
  * must answer; a channel need not: what can be pushed arrives as a wake-up
@@ -35,6 +39,8 @@ export class Pushes extends Effect.Service<Pushes>()("WorkerChannel/Pushes", {
       const { environmentId, workerId } = channel.worker
       // The cancel requests pushed and still pending: each is pushed once per connection.
       let pushed = new Set<string>()
+      // The wake-up generation before the cancel requests were last read: a cancel request since woke the worker after it.
+      let cancelsRead = -1
 
       /** Until a wake-up after `since` or a grant after `grants`: a callback on each, whichever comes first. */
       const idle = (since: number, grants: number) =>
@@ -54,26 +60,35 @@ export class Pushes extends Effect.Service<Pushes>()("WorkerChannel/Pushes", {
           })
         })
 
+      /** The event for what a look found (undefined when nothing new): the runs, and the cancel requests not pushed yet. */
+      const eventOf = (runs: ReadonlyArray<PolledRow>, cancelRequested: ReadonlyArray<string> | undefined): typeof ChannelEvent.Type | undefined => {
+        channel.credit = Math.max(0, channel.credit - runs.length)
+        let fresh: ReadonlyArray<string> = []
+        if (cancelRequested !== undefined) {
+          fresh = cancelRequested.filter((id) => !pushed.has(id))
+          pushed = new Set(cancelRequested)
+        }
+        return runs.length > 0 || fresh.length > 0 ? { runs: runs.map(toPolled), cancelRequested: fresh } : undefined
+      }
+
       const next = Effect.gen(function*() {
         while (true) {
           const since = wakeups.generationOf(workerId)
-          const grants = channel.grants
-          const answer = channel.credit > 0
-            ? yield* protocol.pollAnswer(workerId, environmentId, {
-              wait: Infinity,
-              claim: true,
-              max: Math.min(channel.credit, maxBatch),
-              start: true
-            })
-            : yield* Effect.zipRight(idle(since, grants), Effect.map(transitions.cancelRequestedOf(workerId), (ids) => ({ runs: [], cancelRequested: ids })))
-          channel.credit = Math.max(0, channel.credit - answer.runs.length)
-          const fresh = answer.cancelRequested.filter((id) => !pushed.has(id))
-          pushed = new Set(answer.cancelRequested)
-          if (answer.runs.length > 0 || fresh.length > 0) {
-            return { runs: answer.runs.map(toPolled), cancelRequested: fresh }
+          if (channel.credit > 0) {
+            const look = yield* protocol.pushLook(workerId, environmentId, Math.min(channel.credit, maxBatch))
+            cancelsRead = since
+            const event = eventOf(look.runs, look.cancelRequested)
+            if (event !== undefined) return event
+            const handed = eventOf(yield* protocol.awaitPush(workerId, environmentId, since), undefined)
+            if (handed !== undefined) return handed
+          } else {
+            yield* idle(cancelsRead, channel.grants)
+            if (channel.credit > 0) continue
+            const read = wakeups.generationOf(workerId)
+            const event = eventOf([], yield* transitions.cancelRequestedOf(workerId))
+            cancelsRead = read
+            if (event !== undefined) return event
           }
-          // A poll answers at once while cancel requests are pending; those were pushed already, so wait here.
-          if (answer.cancelRequested.length > 0 && channel.credit > 0) yield* idle(since, grants)
         }
       })
 

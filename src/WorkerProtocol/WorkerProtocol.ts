@@ -157,6 +157,42 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
         }
       }).pipe(hotSpan("WorkerProtocol.poll"), Effect.annotateLogs({ workerId }))
 
+    /**
+     * The worker channel's look (`WorkerChannel/Pushes`): the environment's
+     * queued runs handed out, then up to `max` of the worker's assigned runs
+     * claimed and started with its cancel requests, in one statement. Unlike
+     * a poll, it never waits and never reads the cancel requests on its own.
+     */
+    const pushLook = (
+      workerId: string,
+      environmentId: string,
+      max: number
+    ): Effect.Effect<{ readonly runs: ReadonlyArray<PolledRow>; readonly cancelRequested: ReadonlyArray<string> }> =>
+      Effect.zipRight(
+        supervisor.assignAndWatch(environmentId),
+        Effect.tap(transitions.claimForPush(workerId, max), ({ runs }) => Effect.forEach(runs, watch, { discard: true }))
+      )
+
+    /**
+     * After a look that found nothing since `since` (the worker's
+     * `generationOf` before it), waits as an offer: run creation may hand the
+     * worker a new run outright, started here. Answers the runs handed, or
+     * none once woken (or when a wake-up came since the look): look again.
+     * No deadline, so no timer: the channel's connection ends the wait.
+     */
+    const awaitPush = (workerId: string, environmentId: string, since: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
+      Effect.scoped(Effect.gen(function*() {
+        const offer = yield* wakeups.offer(workerId, environmentId, since)
+        if (offer === undefined) return []
+        // However this ends, nothing may be handed to the offer afterwards.
+        yield* Effect.addFinalizer(() => wakeups.abandon(offer))
+        const handed = yield* wakeups.awaitOffer(offer)
+        if (handed.length === 0) return handed
+        const ours = yield* started(workerId, handed)
+        yield* Effect.forEach(ours, watch, { discard: true })
+        return ours
+      }))
+
     /** The runs a poll hands out (`pollAnswer` without the cancel requests). */
     const poll = (workerId: string, environmentId: string, options: PollOptions): Effect.Effect<ReadonlyArray<PolledRow>> =>
       Effect.map(pollAnswer(workerId, environmentId, options), (answer) => answer.runs)
@@ -219,6 +255,6 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
     const complete = (workerId: string, runId: string, request: CompleteRequest): Effect.Effect<Terminal, RunRejection> =>
       completes(workerId, { ...request, workerId, runId }).pipe(Effect.annotateLogs({ workerId, runId }))
 
-    return { poll, pollAnswer, claim, start, heartbeat, complete, completeMany } as const
+    return { poll, pollAnswer, pushLook, awaitPush, claim, start, heartbeat, complete, completeMany } as const
   })
 }) {}

@@ -6,6 +6,7 @@ import { maxBatch, type StepAnswer } from "../Contract/WorkerChannelRpcs.js"
 import * as Batcher from "./Batcher.js"
 import type { CompletePayload, WorkerCalls } from "./Calls.js"
 import type { ChannelLink } from "./ChannelLink.js"
+import type { SlotLedger } from "./SlotLedger.js"
 import { CallDefect } from "./Transient.js"
 
 type Answer = typeof StepAnswer.Type
@@ -28,20 +29,30 @@ const outcomes = (runIds: ReadonlyArray<string>, answer: Answer): ReadonlyArray<
  * The run steps over the channel: the calls of one step that come together
  * (heartbeats of several runs, the completes of a burst) go out as one
  * request, answered per run. A run started by the channel's push needs no
- * claim; `claim` is there for the interface and refuses. A run's log lines go as
- * their own message, batched per run by `RunLog`.
+ * claim; `claim` is there for the interface and refuses. A complete gives
+ * back the slots of the runs it names when it can (`SlotLedger`). A run's log
+ * lines go as their own message, batched per run by `RunLog`.
  */
-export const make = (link: ChannelLink): Effect.Effect<WorkerCalls, never, Scope.Scope> =>
+export const make = (link: ChannelLink, slots: SlotLedger): Effect.Effect<WorkerCalls, never, Scope.Scope> =>
   Effect.gen(function*() {
     const starts = yield* Batcher.make(maxBatch, (runIds: ReadonlyArray<string>) =>
       Effect.map(link.use((client) => client.Start({ runIds })), (answer) => outcomes(runIds, answer)))
     const heartbeats = yield* Batcher.make(maxBatch, (runIds: ReadonlyArray<string>) =>
       Effect.map(link.use((client) => client.Heartbeat({ runIds })), (answer) => outcomes(runIds, answer)))
-    const completes = yield* Batcher.make(maxBatch, (items: ReadonlyArray<{ readonly runId: string; readonly payload: CompletePayload }>) =>
-      Effect.map(
-        link.use((client) => client.Complete({ runs: items.map((item) => ({ runId: item.runId, ...item.payload })) })),
-        (answer) => outcomes(items.map((item) => item.runId), answer)
-      ))
+    const completes = yield* Batcher.make(maxBatch, (items: ReadonlyArray<{ readonly runId: string; readonly payload: CompletePayload }>) => {
+      const runIds = items.map((item) => item.runId)
+      return Effect.map(
+        link.use((client) => {
+          // The slots of these runs go back with their complete (`SlotLedger`).
+          const back = slots.returning(client, runIds)
+          return Effect.tap(
+            client.Complete({ runs: items.map((item) => ({ runId: item.runId, ...item.payload })), ...(back.runIds.length > 0 ? { slots: back.runIds.length } : {}) }),
+            () => slots.returned(back.token, back.runIds)
+          )
+        }),
+        (answer) => outcomes(runIds, answer)
+      )
+    })
     return {
       claim: (runId) => Effect.fail(new Conflict({ error: `run ${runId} came over the channel already claimed` })),
       start: starts,

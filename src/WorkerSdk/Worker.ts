@@ -17,6 +17,7 @@ import * as ChannelCalls from "./ChannelCalls.js"
 import * as ChannelLink from "./ChannelLink.js"
 import * as Completions from "./Completions.js"
 import * as Batcher from "./Batcher.js"
+import * as SlotLedger from "./SlotLedger.js"
 import type { WorkerRun } from "./Types.js"
 import type { RunLog } from "./RunLog.js"
 import { channelHeader, channelPath } from "../Contract/WorkerChannelRpcs.js"
@@ -69,7 +70,8 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
       ? undefined
       : yield* ChannelLink.make(url, credentials.token, useChannel, schedule,
         Effect.provideService(checkToken(url, credentials.token, schedule), HttpClient.HttpClient, yield* HttpClient.HttpClient))
-    const calls = link === undefined ? Calls.rest(client, workerId) : yield* ChannelCalls.make(link)
+    const slots = SlotLedger.make()
+    const calls = link === undefined ? Calls.rest(client, workerId) : yield* ChannelCalls.make(link, slots)
     const completions = link === undefined && options.claimOnPoll === true
       ? yield* Completions.make(client, workerId, completeRetries(schedule), (runId, payload) =>
         transition(client.workerProtocol.complete({ path: { id: workerId, runId }, payload }), "completing the run", completeRetries(schedule)))
@@ -164,7 +166,7 @@ export const runWorker = <E, R>(options: WorkerOptions<E, R>): Effect.Effect<nev
 
     if (link !== undefined) {
       yield* Effect.logInfo("worker taking runs over the channel").pipe(Effect.annotateLogs({ workerId, concurrency }))
-      const pushes = channelPushes(link, concurrency, active, startRun, cancelRuns)
+      const pushes = channelPushes(link, slots, concurrency, active, startRun, cancelRuns)
       return yield* Effect.raceFirst(
         pushes.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down: stopped taking runs"))),
         FiberSet.join(inFlight).pipe(Effect.zipRight(Effect.never))
@@ -233,16 +235,18 @@ const chooseChannel = <E, R>(
   })
 
 /**
- * Takes the runs the channel pushes: subscribes with the free slots, grants
- * a slot back each time a run ends (batched: one `Slots` per round trip), and
- * after the subscription ends (the connection dropped, or the service could
- * not serve it: any failure, typed or not) subscribes again on the next
- * connection with the slots then free. Only a refused token ends it (the link
- * checks the token before each new connection). A run pushed while the
- * worker is full (never, unless the count was off) still runs: it is already started.
+ * Takes the runs the channel pushes: subscribes with the free slots, gives a
+ * slot back each time a run ends (with the run's complete when it can, see
+ * `SlotLedger`; else batched, one `Slots` per round trip), and after the
+ * subscription ends (the connection dropped, or the service could not serve
+ * it: any failure, typed or not) subscribes again on the next connection
+ * with the slots then free. Only a refused token ends it (the link checks
+ * the token before each new connection). A run pushed while the worker is
+ * full (never, unless the count was off) still runs: it is already started.
  */
 const channelPushes = <R>(
   link: ChannelLink.ChannelLink,
+  slots: SlotLedger.SlotLedger,
   concurrency: number,
   active: SubscriptionRef.SubscriptionRef<number>,
   /** Starts a pushed run; `finished` runs when it ends. */
@@ -253,31 +257,34 @@ const channelPushes = <R>(
     // Each subscription counts the slots free when it starts; a run ending
     // while one is open gives its slot back to it (whichever subscription the
     // run came on). One ending between subscriptions is counted by the next.
-    let subscribed = false
     const scope = yield* Effect.scope
-    const grant = yield* Batcher.make(100, (slots: ReadonlyArray<void>) =>
-      link.use((client) => client.Slots({ slots: slots.length })).pipe(
-        Effect.as(slots.map(() => Effect.void)),
-        Effect.catchAllCause(() => Effect.succeed(slots.map(() => Effect.void)))
+    const grant = yield* Batcher.make(100, (granted: ReadonlyArray<void>) =>
+      link.use((client) => client.Slots({ slots: granted.length })).pipe(
+        Effect.as(granted.map(() => Effect.void)),
+        Effect.catchAllCause(() => Effect.succeed(granted.map(() => Effect.void)))
       ))
-    const giveBack = Effect.suspend(() => subscribed ? Effect.forkIn(grant(undefined), scope) : Effect.void).pipe(Effect.asVoid)
+    const giveBack = (runId: string) =>
+      Effect.suspend(() => slots.needsGrant(runId) ? Effect.forkIn(grant(undefined), scope) : Effect.void).pipe(Effect.asVoid)
 
     while (true) {
       const client = yield* link.current
       const free = yield* Effect.map(SubscriptionRef.get(active), (n) => {
-        subscribed = true
+        slots.subscribed(client)
         return Math.max(0, concurrency - n)
       })
       const ended = yield* client.Runs({ slots: free }).pipe(
         Stream.runForEach((event) =>
           Effect.zipRight(
             cancelRuns(event.cancelRequested),
-            Effect.forEach(event.runs, (run) => startRun(run, giveBack), { discard: true })
+            Effect.forEach(event.runs, (run) => {
+              slots.pushed(run.id)
+              return startRun(run, giveBack(run.id))
+            }, { discard: true })
           )),
         // Whatever ended the subscription (a defect included), the worker subscribes again.
         Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.failCause(cause as Cause.Cause<never>) : Effect.succeed(cause))
       )
-      subscribed = false
+      slots.unsubscribed()
       yield* link.broken(client)
       if (ended !== undefined) {
         yield* Effect.logWarning("worker channel dropped; reconnecting").pipe(Effect.annotateLogs({ reason: describe(Cause.squash(ended)) }))

@@ -14,14 +14,14 @@ import { addTrigger, requestRun, scheduled, seed, settle } from "../scheduler/su
 /** Large enough that only the per-run fibers act, never the sweep. */
 const noSweep = { sweepIntervalMillis: 3_600_000 }
 
-/** The real protocol, counting the polls the channel makes (each a few statements). */
+/** The real protocol, counting the looks the channel makes (each one statement, after the environment's assignment pass). */
 const countingPolls = (polls: { n: number }) =>
   Layer.effect(
     WorkerProtocol,
     Effect.map(WorkerProtocol, (protocol) =>
       WorkerProtocol.make({
         ...protocol,
-        pollAnswer: (...args) => Effect.zipRight(Effect.sync(() => polls.n++), protocol.pollAnswer(...args))
+        pushLook: (...args) => Effect.zipRight(Effect.sync(() => polls.n++), protocol.pushLook(...args))
       }))
   )
 
