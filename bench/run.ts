@@ -14,7 +14,8 @@
  * BENCH_IDLE_POLLS (10000 waiting workers), BENCH_IDLE_POLLS_SECONDS (120) and BENCH_IDLE_POLLS_WEB_CONCURRENCY
  * (unset: npm start's default) for idle-polls; BENCH_STREAMING_RUNS (BENCH_RUNS), BENCH_STREAMING_WORKERS (8),
  * BENCH_STREAMING_SLOTS (50 per worker), BENCH_STREAMING_IDLE (10000 connected workers), BENCH_STREAMING_IDLE_SECONDS (60)
- * and BENCH_STREAMING_WEB_CONCURRENCY (unset: npm start's default) for streaming and streaming-idle;
+ * and BENCH_STREAMING_WEB_CONCURRENCY (unset: npm start's default) for streaming, streaming-sdk and streaming-idle;
+ * BENCH_SDK_PROCESSES (2 worker-SDK processes, the workers split among them) for streaming-sdk;
  * BENCH_FLOW_KEYS (100 keys) and BENCH_FLOW_QUEUED (100000 waiting runs, Postgres only) for flow-control;
  * BENCH_LOG_WRITERS (10), BENCH_LOG_RATE (1000 lines/s each), BENCH_LOG_SECONDS (30) and
  * BENCH_LOG_LIFECYCLE_WORKERS (4) and BENCH_LOG_ROUNDS (5) for run-logs.
@@ -39,6 +40,7 @@ import { processesPass } from "./scenarios/processes.js"
 import { delayed } from "./scenarios/delayed.js"
 import { idlePolls } from "./scenarios/idlePolls.js"
 import { streaming, streamingIdle } from "./scenarios/streaming.js"
+import { streamingSdk } from "./scenarios/streamingSdk.js"
 import { flowControl } from "./scenarios/flowControl.js"
 import { runLogs, type RunLogsRound } from "./scenarios/runLogs.js"
 
@@ -53,7 +55,7 @@ const baseUrl = process.env.DATABASE_URL ??
     : "postgres://postgres@127.0.0.1:5432/postgres")
 const mode = process.env.BENCH_DB ?? "both"
 // BENCH_SCENARIOS: a comma-separated subset of warm-up, lifecycle, batched, idle, loaded, webhook, drain, steps, supervision,
-// requests, flow-control, schedules, bulk-replay, delayed, history, metrics-off, processes, idle-polls, streaming, streaming-idle, run-logs, graphile.
+// requests, flow-control, schedules, bulk-replay, delayed, history, metrics-off, processes, idle-polls, streaming, streaming-sdk, streaming-idle, run-logs, graphile.
 const scenarios = (process.env.BENCH_SCENARIOS ?? "").split(",").filter((s) => s.length > 0)
 const wanted = (name: string) => scenarios.length === 0 || scenarios.includes(name)
 
@@ -260,6 +262,16 @@ const main = async () => {
         workers: env("BENCH_STREAMING_WORKERS", 8),
         slots: env("BENCH_STREAMING_SLOTS", 50)
       }))
+    // The same lifecycle with the worker SDK as the workers, in processes of their own.
+    await scenario("streaming-sdk", "streamingSdk", () =>
+      streamingSdk({
+        baseUrl,
+        webConcurrency: process.env.BENCH_STREAMING_WEB_CONCURRENCY,
+        runs: env("BENCH_STREAMING_RUNS", sizes.runs),
+        workers: env("BENCH_STREAMING_WORKERS", 8),
+        slots: env("BENCH_STREAMING_SLOTS", 50),
+        hosts: env("BENCH_SDK_PROCESSES", 2)
+      }))
     await scenario("streaming-idle", "streamingIdle", () =>
       streamingIdle({
         baseUrl,
@@ -328,9 +340,9 @@ const printTable = (r: any) => {
     add(`[${db}] dispatch at idle p50/p95/p99 ms`, `${x.idle.p50} / ${x.idle.p95} / ${x.idle.p99}`, g ? `graphile ${g.dispatch.p50} / ${g.dispatch.p95} / ${g.dispatch.p99}` : "")
     add(`[${db}] dispatch at ${x.loaded.rate}/s p50/p99 ms`, `${x.loaded.dispatch.p50} / ${x.loaded.dispatch.p99}`)
     add(`[${db}] webhook p50/p99 ms, runs requested at 500/s (reached ${x.webhook500.runsPerSec}/s)`, `${x.webhook500.webhook.p50} / ${x.webhook500.webhook.p99}`)
-    const cpu = (c: any) => c ? `${c.service} / ${c.postgres} / ${c.bench}` : "n/a"
-    add(`[${db}] CPU ms per run: service / Postgres / bench, one call per step`, cpu(x.stepwise.cpuMsPerRun))
-    add(`[${db}] CPU ms per run: service / Postgres / bench, batched poll`, cpu(x.batched.cpuMsPerRun))
+    const cpu = (c: any) => c ? `${c.service} / ${c.postgres} / ${c.bench}; ${c.serviceWrites ?? "n/a"}` : "n/a"
+    add(`[${db}] CPU ms per run: service / Postgres / bench; service write syscalls per run, one call per step`, cpu(x.stepwise.cpuMsPerRun))
+    add(`[${db}] CPU ms per run: service / Postgres / bench; service write syscalls per run, batched poll`, cpu(x.batched.cpuMsPerRun))
     printFlow(db, x, add)
     if (x.drain) {
       add(`[${db}] webhook delivery loop alone: deliveries/s (10,000 queued at once)`, `${x.drain.deliveriesPerSec}`)
@@ -381,13 +393,27 @@ const printTable = (r: any) => {
   if (r.streaming) {
     const s = r.streaming
     const g = r.graphile
-    const cpu = `${s.cpuMsPerRun.service} / ${s.cpuMsPerRun.postgres} / ${s.cpuMsPerRun.bench}`
+    const cpu = `${s.cpuMsPerRun.service} / ${s.cpuMsPerRun.postgres} / ${s.cpuMsPerRun.bench}; ${s.cpuMsPerRun.serviceWrites}`
     add(
       `[postgres] streaming lifecycle (channel workers: ${s.workers} × ${s.slotsPerWorker} slots, ${s.client}), WEB_CONCURRENCY=${s.webConcurrency} (${s.processes}): runs/s`,
       `${s.runsPerSec}${g ? ` (${(s.runsPerSec / g.unbatchedJobsPerSec).toFixed(2)}× unbatched, ${(s.runsPerSec / g.batchedJobsPerSec).toFixed(2)}× batched)` : ""}`,
       g ? `graphile unbatched ${Math.round(g.unbatchedJobsPerSec)} / batched ${Math.round(g.batchedJobsPerSec)} jobs/s` : ""
     )
-    add(`[postgres] streaming: CPU ms per run service (all processes) / Postgres / bench; dispatch p50/p99 ms; errors, lost`, `${cpu}; ${s.dispatch.p50} / ${s.dispatch.p99}; ${s.errors}, ${s.lost}`)
+    add(`[postgres] streaming: CPU ms per run service (all processes) / Postgres / bench; service write syscalls per run; dispatch p50/p99 ms; errors, lost`, `${cpu}; ${s.dispatch.p50} / ${s.dispatch.p99}; ${s.errors}, ${s.lost}`)
+  }
+  if (r.streamingSdk) {
+    const s = r.streamingSdk
+    const g = r.graphile
+    const c = s.cpuMsPerRun
+    add(
+      `[postgres] SDK lifecycle (${s.client}: ${s.workerProcesses} processes, ${s.workers} workers × ${s.slotsPerWorker} slots), WEB_CONCURRENCY=${s.webConcurrency} (${s.processes}): runs/s`,
+      `${s.runsPerSec}${g ? ` (${(s.runsPerSec / g.unbatchedJobsPerSec).toFixed(2)}× unbatched, ${(s.runsPerSec / g.batchedJobsPerSec).toFixed(2)}× batched)` : ""}`,
+      g ? `graphile unbatched ${Math.round(g.unbatchedJobsPerSec)} / batched ${Math.round(g.batchedJobsPerSec)} jobs/s` : ""
+    )
+    add(
+      `[postgres] SDK lifecycle: CPU ms per run service / Postgres / bench / SDK workers; write syscalls per run service / SDK workers; dispatch p50/p99 ms; errors`,
+      `${c.service} / ${c.postgres} / ${c.bench} / ${c.workers}; ${c.serviceWrites} / ${c.workerWrites}; ${s.dispatch.p50} / ${s.dispatch.p99}; ${s.errors}`
+    )
   }
   if (r.runLogs) {
     const l = r.runLogs

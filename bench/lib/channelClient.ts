@@ -28,9 +28,9 @@ export interface ChannelWorker {
 /**
  * A lean worker-channel client for the bench: the `ws` socket speaking the
  * `@effect/rpc` JSON protocol directly (one message per frame), exactly the
- * messages the worker SDK sends over the channel (`Runs` with its slots,
- * completes batched while one is in flight, each giving back its runs' slots,
- * a `Ping` every 10 s; no `Ack` of a push), without the
+ * messages the worker SDK sends over the channel (`Runs` with its slots, an
+ * `Ack` per push, completes batched while one is in flight, each giving back
+ * its runs' slots, a `Ping` every 10 s), without the
  * SDK's fibers, schemas and heartbeat schedule, so the bench's own CPU per
  * run stays small beside the service's.
  */
@@ -92,8 +92,8 @@ export const openChannelWorker = (o: ChannelWorkerOptions): ChannelWorker => {
     const message = JSON.parse(String(data))
     switch (message._tag) {
       case "Chunk": {
-        // No Ack: the service pushes without waiting for one (the slots are the flow control).
         if (message.requestId !== runsId) return
+        send({ _tag: "Ack", requestId: runsId })
         for (const event of message.values) {
           for (const run of event.runs as Array<PushedRun>) {
             o.onRun?.(run)

@@ -58,28 +58,57 @@ const postgresCpuSeconds = (): number => {
   return total
 }
 
+/** Write syscalls (`syscw` of /proc/<pid>/io) a process has made; 0 where /proc is missing or closed to us. */
+export const writeSyscallsOf = (pid: number | string): number => {
+  try {
+    const line = fs.readFileSync(`/proc/${pid}/io`, "utf8").split("\n").find((l) => l.startsWith("syscw:"))
+    return line === undefined ? 0 : Number(line.slice(6).trim())
+  } catch {
+    return 0
+  }
+}
+
+/** Write syscalls of a service: its process and its live service processes (reaped ones are not counted by /proc). */
+const serviceWrites = (pid: number): number => writeSyscallsOf(pid) + childrenOf(pid).reduce((sum, child) => sum + writeSyscallsOf(child), 0)
+
 export interface CpuPerRun {
   /** CPU milliseconds per run, as spent by the service (all its processes), the Postgres server and the bench itself. */
   readonly service: number
   readonly postgres: number
   readonly bench: number
+  /** Write syscalls per run of the service (all its processes): each socket write (HTTP, WebSocket, Postgres) is one. */
+  readonly serviceWrites: number
+  /** With worker processes of their own (the SDK scenario): their CPU milliseconds and write syscalls per run. */
+  readonly workers?: number | undefined
+  readonly workerWrites?: number | undefined
 }
 
 /**
  * Where the machine's CPU went during a scenario, per run: the figure that
- * bounds throughput when every process shares the same cores.
+ * bounds throughput when every process shares the same cores. `workers`: the
+ * pids of worker processes of their own, measured apart.
  */
-export const cpuMeter = (servicePid: number) => {
+export const cpuMeter = (servicePid: number, workers: ReadonlyArray<number> = []) => {
   const service0 = serviceCpuSeconds(servicePid)
+  const writes0 = serviceWrites(servicePid)
+  const workers0 = workers.map((pid) => ({ cpu: cpuSecondsOf(pid), writes: writeSyscallsOf(pid) }))
   const postgres0 = postgresCpuSeconds()
   const bench0 = process.cpuUsage()
   return (runs: number): CpuPerRun => {
     const bench = process.cpuUsage(bench0)
     const per = (seconds: number) => Math.round((seconds * 1000 / runs) * 100) / 100
-    return {
+    const perRun = (count: number) => Math.round((count / runs) * 100) / 100
+    const figures = {
       service: per(serviceCpuSeconds(servicePid) - service0),
       postgres: per(postgresCpuSeconds() - postgres0),
-      bench: per((bench.user + bench.system) / 1e6)
+      bench: per((bench.user + bench.system) / 1e6),
+      serviceWrites: perRun(serviceWrites(servicePid) - writes0)
+    }
+    if (workers.length === 0) return figures
+    return {
+      ...figures,
+      workers: per(workers.reduce((sum, pid, i) => sum + cpuSecondsOf(pid) - workers0[i]!.cpu, 0)),
+      workerWrites: perRun(workers.reduce((sum, pid, i) => sum + writeSyscallsOf(pid) - workers0[i]!.writes, 0))
     }
   }
 }

@@ -24,11 +24,7 @@ export const maxBatch = 100
 
 const Slots = Schema.Int.pipe(Schema.between(0, maxBatch))
 
-/**
- * One push: runs handed to the worker (claimed and started) and the ids whose
- * cancel was requested since the last push. The service does not wait for
- * an `Ack` of a push: the worker's slots are the flow control.
- */
+/** One push: runs handed to the worker (claimed and started) and the ids whose cancel was requested since the last push. */
 export const ChannelEvent = Schema.Struct({
   runs: Schema.Array(PolledRun),
   cancelRequested: Schema.Array(Schema.UUID)
@@ -41,7 +37,12 @@ export const ChannelEvent = Schema.Struct({
  */
 export const StepAnswer = Schema.Struct({
   runs: Schema.Array(Run),
-  rejected: Schema.Array(RejectedRun)
+  rejected: Schema.Array(RejectedRun),
+  /**
+   * The slots a `Complete` granted with it (its `slots`). Absent from a
+   * service that does not grant them so: the worker then gives them back with `Slots`.
+   */
+  slotsGranted: Schema.optional(Slots)
 }).annotations({ identifier: "StepAnswer" })
 
 /**

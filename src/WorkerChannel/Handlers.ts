@@ -88,7 +88,8 @@ export const handlers = WorkerRpcs.toLayer(Effect.gen(function*() {
         if (slots !== undefined && slots > 0) connections.grant(channel, slots)
         return {
           runs: result.ended.map((terminal) => toRun(terminal.run)),
-          rejected: [...result.rejected, ...malformed.map((item) => new RunNotFound({ runId: item.runId }))].map(rejectedRun)
+          rejected: [...result.rejected, ...malformed.map((item) => new RunNotFound({ runId: item.runId }))].map(rejectedRun),
+          ...(slots === undefined ? {} : { slotsGranted: slots })
         }
       }), isValidation)
   }

@@ -36,16 +36,8 @@ export const layer = HttpApiBuilder.Router.use((router) =>
     if (!(yield* enabled)) return
     const auth = yield* WorkerAuthentication
     const connections = yield* Connections
-    // `RpcServer.toHttpAppWebsocket`, but pushing without waiting for the worker's `Ack` of each push: the
-    // worker's slots already bound what it is pushed, and an ack per push was a frame each way and a round
-    // trip between pushes. A worker that still sends acks is answered as before (an ack of nothing is ignored).
-    const { httpApp: rpcApp, protocol } = yield* RpcServer.makeProtocolWithHttpAppWebsocket
     // The handlers never die (`Failures.guard`); should one still, only that call fails, not every call on the connection.
-    yield* RpcServer.make(WorkerRpcs, { disableTracing: true, disableFatalDefects: true }).pipe(
-      Effect.provideService(RpcServer.Protocol, { ...protocol, supportsAck: false }),
-      Effect.interruptible,
-      Effect.forkScoped
-    )
+    const rpcApp = yield* RpcServer.toHttpAppWebsocket(WorkerRpcs, { disableTracing: true, disableFatalDefects: true })
 
     const channel = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest

@@ -1,7 +1,6 @@
 import * as Socket from "@effect/platform/Socket"
 import * as RpcClient from "@effect/rpc/RpcClient"
 import type { RpcClientError } from "@effect/rpc/RpcClientError"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -46,8 +45,6 @@ export const connect = (
 ): Effect.Effect<ChannelClient, never, Scope.Scope> => {
   const headers = { authorization: `Bearer ${Redacted.value(token)}` }
   const protocol = RpcClient.layerProtocolSocket({ retrySchedule: reconnect as Schedule.Schedule<unknown, Socket.SocketError> }).pipe(
-    // No `Ack` per push: the service does not wait for one (the worker's slots are the flow control).
-    Layer.map((context) => Context.add(context, RpcClient.Protocol, { ...Context.get(context, RpcClient.Protocol), supportsAck: false })),
     Layer.provide(Layer.scoped(Socket.Socket, Socket.makeWebSocket(channelUrl(baseUrl), { openTimeout: "10 seconds" }))),
     Layer.provide(Layer.succeed(Socket.WebSocketConstructor, (url) => webSocket(url, { headers }))),
     Layer.provide(serialization)

@@ -47,7 +47,8 @@ export const make = (link: ChannelLink, slots: SlotLedger): Effect.Effect<Worker
           const back = slots.returning(client, runIds)
           return Effect.tap(
             client.Complete({ runs: items.map((item) => ({ runId: item.runId, ...item.payload })), ...(back.runIds.length > 0 ? { slots: back.runIds.length } : {}) }),
-            () => slots.returned(back.token, back.runIds)
+            // A service that does not grant a complete's slots says nothing of them: they go back with `Slots`.
+            (answer) => answer.slotsGranted === back.runIds.length ? slots.returned(back.token, back.runIds) : undefined
           )
         }),
         (answer) => outcomes(runIds, answer)
