@@ -32,7 +32,9 @@ const hookSecret = "bench-secret-0123456789abcdef"
 const startHost = (url: string, workers: ReadonlyArray<{ readonly id: string; readonly token: string }>, slots: number) =>
   new Promise<ChildProcess>((resolve, reject) => {
     const script = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "workers", "sdkWorker.ts")
-    const child = spawn(process.execPath, ["--import", "tsx", script], {
+    // BENCH_SDK_NODE_OPTIONS, e.g. "--cpu-prof --cpu-prof-dir=bench/results/prof-sdk", profiles the worker hosts.
+    const nodeOptions = (process.env.BENCH_SDK_NODE_OPTIONS ?? "").split(" ").filter((s) => s.length > 0)
+    const child = spawn(process.execPath, [...nodeOptions, "--import", "tsx", script], {
       env: { ...process.env, BENCH_SDK_URL: url, BENCH_SDK_WORKERS: JSON.stringify(workers), BENCH_SDK_CONCURRENCY: String(slots) },
       stdio: ["ignore", "pipe", "inherit"]
     })
@@ -124,7 +126,10 @@ export const streamingSdk = async (o: {
       ...figures
     }
   } finally {
-    for (const host of hosts) host.kill("SIGKILL")
+    // SIGTERM lets a profiled host write its profile; SIGKILL after a moment whatever it does.
+    for (const host of hosts) host.kill("SIGTERM")
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    for (const host of hosts) if (host.exitCode === null) host.kill("SIGKILL")
     client.close()
     await receiver.close()
     await service.stop()

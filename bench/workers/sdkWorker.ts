@@ -44,3 +44,6 @@ Effect.forEach(workers, (worker) =>
   process.stderr.write(`sdk worker host failed: ${String(error)}\n`)
   process.exit(1)
 })
+
+// Exits normally when told to stop, so a profile asked for with --cpu-prof is written.
+process.on("SIGTERM", () => process.exit(0))

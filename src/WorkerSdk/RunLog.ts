@@ -7,7 +7,7 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Queue from "effect/Queue"
 import type * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import { Conflict, NotFound } from "../Contract/Domain/ApiErrors.js"
 import { type LogStream, maxLineChars, maxLinesPerCall } from "../Contract/RunLogsApi.js"
 import type { WorkerCalls } from "./Calls.js"
@@ -94,7 +94,10 @@ export const make = (
   intervalMillis: number = sendIntervalMillis
 ): Effect.Effect<RunLogShipper, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const queue = yield* Effect.acquireRelease(Queue.bounded<Entry>(bufferedLines), Queue.shutdown)
+    // The queue and its sender exist from the first line on: most runs write none, and a fiber, a
+    // queue and a flush through it per run were a good part of a worker's cost per run.
+    const scope = yield* Effect.scope
+    let queue: Queue.Queue<Entry> | undefined
     let sequence = 1
     let refused = false
     // When the last call started, on the wall clock (the pace is real time, whatever clock the worker runs on).
@@ -123,7 +126,7 @@ export const make = (
       return wait > 0 ? Effect.raceFirst(Effect.withClock(Effect.sleep(wait), liveClock), Deferred.await(hurry)) : Effect.void
     })
 
-    yield* Effect.gen(function*() {
+    const shipping = (queue: Queue.Queue<Entry>) => Effect.gen(function*() {
       const first = yield* Queue.take(queue)
       if (first._tag === "Line" && (yield* Queue.size(queue)) < maxLinesPerCall - 1) yield* pace
       hurry = Deferred.unsafeMake<void>(FiberId.none)
@@ -136,16 +139,26 @@ export const make = (
       Effect.forever,
       // Made while the run processor holds off interruption: the run's scope must still be able to stop it.
       Effect.interruptible,
-      Effect.forkScoped
+      Effect.forkIn(scope)
     )
+
+    const started = Effect.suspend(() => {
+      if (queue !== undefined) return Effect.succeed(queue)
+      // Made synchronously, so two first lines written at once share one queue.
+      const made = Effect.runSync(Queue.bounded<Entry>(bufferedLines))
+      queue = made
+      return Effect.zipRight(Scope.addFinalizer(scope, Queue.shutdown(made)), Effect.as(shipping(made), made))
+    })
 
     const write = (stream: LogStream, text: string) =>
       Effect.gen(function*() {
         const at = new Date(yield* Clock.currentTimeMillis)
-        yield* Queue.offerAll(queue, toLines(text).map((line): Entry => ({ _tag: "Line", stream, text: line, at })))
+        yield* Queue.offerAll(yield* started, toLines(text).map((line): Entry => ({ _tag: "Line", stream, text: line, at })))
       })
 
+    // Nothing written: nothing to wait for.
     const flush = Effect.gen(function*() {
+      if (queue === undefined) return
       const done = yield* Deferred.make<void>()
       yield* Queue.offer(queue, { _tag: "Flush", done })
       Deferred.unsafeDone(hurry, Exit.void)
