@@ -46,6 +46,10 @@ type Outcome =
   | { readonly _tag: "Lost" }
   | { readonly _tag: "TimedOut" }
   | { readonly _tag: "Cancelled" }
+  // The heartbeat's token was refused: the worker stops (raised again once the race is over).
+  | { readonly _tag: "Refused"; readonly error: WorkerUnauthorized }
+  // The handler was interrupted (raised again once the race is over, as a shutdown is).
+  | { readonly _tag: "Interrupted" }
 
 class RunLost {
   readonly _tag = "RunLost"
@@ -162,38 +166,43 @@ export const makeRunProcessor = <E, R>(
     Effect.forever
   )
 
-  const execute = (log: RunLogShipper): Effect.Effect<Outcome, WorkerUnauthorized, Exclude<R, RunLog>> => Effect.raceFirst(
-    options.handler(run).pipe(
-      Effect.provideService(RunLog, log.log),
-      Effect.map((result): Outcome => ({ _tag: "Done", result })),
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Effect.failCause(cause as Cause.Cause<never>)
-          : Effect.succeed<Outcome>({
-            _tag: "Done",
-            result: {
-              status: "failed",
-              stderr: messageOf(cause),
-              faultClass: Option.isSome(Cause.failureOption(cause)) ? "client" : "infra",
-              // A handler that fails with `NonRetryable` ends the run's lineage: no retry will fix it.
-              retryable: !Option.exists(Cause.failureOption(cause), (error) => error instanceof NonRetryable)
-            }
+  // One race of four fibers, each ending in an outcome: the handler, its
+  // timeout, the heartbeats and the cancel request (nested races with a
+  // timeout inside took six fibers a run). The first outcome wins and the
+  // others are interrupted; none fails, so the first to end is the first to win.
+  const execute = (log: RunLogShipper): Effect.Effect<Outcome, WorkerUnauthorized, Exclude<R, RunLog>> =>
+    Effect.flatMap(
+      Effect.raceAll<Effect.Effect<Outcome, never, Exclude<R, RunLog>>>([
+        options.handler(run).pipe(
+          Effect.provideService(RunLog, log.log),
+          Effect.map((result): Outcome => ({ _tag: "Done", result })),
+          Effect.catchAllCause((cause) =>
+            Cause.isInterruptedOnly(cause)
+              ? Effect.succeed<Outcome>({ _tag: "Interrupted" })
+              : Effect.succeed<Outcome>({
+                _tag: "Done",
+                result: {
+                  status: "failed",
+                  stderr: messageOf(cause),
+                  faultClass: Option.isSome(Cause.failureOption(cause)) ? "client" : "infra",
+                  // A handler that fails with `NonRetryable` ends the run's lineage: no retry will fix it.
+                  retryable: !Option.exists(Cause.failureOption(cause), (error) => error instanceof NonRetryable)
+                }
+              })
+          )
+        ),
+        Effect.as(Effect.sleep(Duration.seconds(run.trigger.timeoutSeconds)), { _tag: "TimedOut" } as Outcome),
+        heartbeat.pipe(
+          Effect.catchAll((error): Effect.Effect<Outcome> => {
+            if (error instanceof RunLost) return Effect.succeed({ _tag: "Lost" })
+            if (error instanceof RunCancelled) return Effect.succeed({ _tag: "Cancelled" })
+            return Effect.succeed({ _tag: "Refused", error })
           })
-      ),
-      Effect.timeoutTo({
-        duration: Duration.seconds(run.trigger.timeoutSeconds),
-        onSuccess: (outcome) => outcome,
-        onTimeout: (): Outcome => ({ _tag: "TimedOut" })
-      })
-    ),
-    Effect.raceFirst(
-      heartbeat.pipe(
-        Effect.catchIf((e): e is RunLost => e instanceof RunLost, () => Effect.succeed<Outcome>({ _tag: "Lost" })),
-        Effect.catchIf((e): e is RunCancelled => e instanceof RunCancelled, () => Effect.succeed<Outcome>({ _tag: "Cancelled" }))
-      ),
-      Effect.as(cancelRequested, { _tag: "Cancelled" } as Outcome)
+        ),
+        Effect.as(cancelRequested, { _tag: "Cancelled" } as Outcome)
+      ]),
+      (outcome) => outcome._tag === "Refused" ? Effect.fail(outcome.error) : outcome._tag === "Interrupted" ? Effect.interrupt : Effect.succeed(outcome)
     )
-  )
 
   const shutdownFailure: RunResult = { status: "failed", stderr: "the worker shut down before the run finished", faultClass: "infra" }
   const shutdownRetries = Schedule.exponential("200 millis").pipe(Schedule.intersect(Schedule.recurs(2)), Schedule.asVoid)
@@ -242,6 +251,10 @@ export const makeRunProcessor = <E, R>(
           return
         case "Lost":
           return yield* Effect.logWarning("the service ended the run before it finished (timed out or cancelled); result dropped")
+        case "Refused":
+          return yield* Effect.fail(outcome.value.error)
+        case "Interrupted":
+          return yield* Effect.interrupt
         case "TimedOut":
           return yield* Effect.logWarning("run passed its timeoutSeconds: stopped; the service records it timed_out").pipe(
             Effect.annotateLogs({ timeoutSeconds: run.trigger.timeoutSeconds })
