@@ -165,7 +165,7 @@ export interface Created {
   readonly assigned?: {
     readonly workerId: string
     readonly deadlineAt: Date
-    /** Claimed outright for one of `Placement.claimFor`'s polls: the row to hand it. */
+    /** Claimed (for `Placement.startFor`'s, also started) outright for one of `Placement.claimFor`'s polls: the row to hand it. */
     readonly claimed: PolledRow | undefined
   } | undefined
 }
@@ -216,6 +216,12 @@ export interface Placement extends PlacementRules {
    * on one of them is claimed in the same statement, to be handed to the poll.
    */
   readonly claimFor?: ReadonlyArray<string>
+  /**
+   * Of `claimFor`, the workers whose poll takes runs started (`start=true`
+   * polls, the worker channel): a run placed on one is claimed and started in
+   * the same statement, so handing it over needs no statement of its own.
+   */
+  readonly startFor?: ReadonlyArray<string>
   /** Other workers with a poll waiting on this instance: preferred among equals, as `claimFor`'s are. */
   readonly waiting?: ReadonlyArray<string>
 }

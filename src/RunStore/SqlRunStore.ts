@@ -356,7 +356,7 @@ const creation = (sql: SqlClient.SqlClient) => {
           RETURNING *`
       }
         ), ${
-        place === undefined ? sql`pick AS (SELECT NULL::uuid AS id, false AS claim, 0::bigint AS n WHERE false)` : sql`
+        place === undefined ? sql`pick AS (SELECT NULL::uuid AS id, false AS claim, false AS start, 0::bigint AS n WHERE false)` : sql`
           -- Checked before any worker's load is counted: under a backlog
           -- (the case where counting is dearest) nothing is placed anyway.
           -- A trigger with limits is placed by the limited placement only (see
@@ -374,17 +374,18 @@ const creation = (sql: SqlClient.SqlClient) => {
             claimable: sql`w.id = ANY(${place.claimFor ?? []}::uuid[])`
           })
         }), pick AS (
-            SELECT id, claimable AND k = 0 AS claim, row_number() OVER (ORDER BY ${placeOrder(sql)}) AS n
+            SELECT id, claimable AND k = 0 AS claim, claimable AND k = 0 AND id = ANY(${place.startFor ?? []}::uuid[]) AS start,
+              row_number() OVER (ORDER BY ${placeOrder(sql)}) AS n
             FROM slot
             ORDER BY n LIMIT ${placeable}
           )`
       }, created AS (
           INSERT INTO runs (id, trigger_id, environment_id, status, attempt, input, idempotency_key,
             timeout_seconds, heartbeat_timeout_seconds, max_retries, webhook_url, webhook_secret_enc, created_at,
-            worker_id, assigned_at, claimed_at, deadline_at, scheduled_for, replay_of_run_id, tags, concurrency_key, flow_limited,
+            worker_id, assigned_at, claimed_at, started_at, deadline_at, scheduled_for, replay_of_run_id, tags, concurrency_key, flow_limited,
             available_at, delayed, priority, queue_at, ttl_seconds, expires_at, retry_policy)
           SELECT i.id, t.id, t.environment_id,
-            CASE WHEN pick.id IS NULL THEN 'queued' WHEN pick.claim THEN 'claimed' ELSE 'assigned' END, 1,
+            CASE WHEN pick.id IS NULL THEN 'queued' WHEN pick.start THEN 'running' WHEN pick.claim THEN 'claimed' ELSE 'assigned' END, 1,
             CASE WHEN i.explicit THEN i.input::jsonb ELSE t.input END,
             i.idempotency_key,
             t.timeout_seconds, t.heartbeat_timeout_seconds, t.max_retries, t.webhook_url, t.webhook_secret_enc,
@@ -392,7 +393,10 @@ const creation = (sql: SqlClient.SqlClient) => {
             pick.id,
             CASE WHEN pick.id IS NULL THEN NULL ELSE ${now}::timestamptz END,
             CASE WHEN pick.claim THEN ${now}::timestamptz END,
+            CASE WHEN pick.start THEN ${now}::timestamptz END,
             CASE WHEN pick.id IS NULL THEN NULL
+              -- As a start sets it (startedSet): no cancel can be pending on a run this new.
+              WHEN pick.start THEN ${now}::timestamptz + LEAST(t.heartbeat_timeout_seconds, t.timeout_seconds) * interval '1 second'
               WHEN pick.claim THEN ${now}::timestamptz + t.heartbeat_timeout_seconds * interval '1 second'
               ELSE ${now}::timestamptz + ${place?.claimTimeoutSeconds ?? 0}::int * interval '1 second' END,
             i.scheduled_for, i.replay_of_run_id,
@@ -419,15 +423,16 @@ const creation = (sql: SqlClient.SqlClient) => {
           INSERT INTO run_tags (run_id, environment_id, tag)
           SELECT created.id, created.environment_id, tag FROM created CROSS JOIN unnest(created.tags) AS tag
         ), logged AS (${
-        // Requested, then (when placed at once) assigned, then (for a waiting poll) claimed.
+        // Requested, then (when placed at once) assigned, then (for a waiting poll) claimed, and started for one that takes runs started.
         recordRunEvents(sql, {
-          from: sql`created CROSS JOIN (VALUES (1, 'queued', 'requested'), (2, 'assigned', 'assigned'), (3, 'claimed', 'claimed'))
+          from: sql`created CROSS JOIN (VALUES (1, 'queued', 'requested'), (2, 'assigned', 'assigned'), (3, 'claimed', 'claimed'), (4, 'running', 'started'))
             AS step(n, step_status, step_reason)`,
           status: sql`step.step_status`,
           reason: sql`step.step_reason`,
           workerId: sql`CASE WHEN step.n = 1 THEN NULL ELSE created.worker_id END`,
           at: now,
-          where: sql`step.n = 1 OR (step.n = 2 AND created.status IN ('assigned', 'claimed')) OR (step.n = 3 AND created.status = 'claimed')`,
+          where: sql`step.n = 1 OR (step.n = 2 AND created.status IN ('assigned', 'claimed', 'running'))
+            OR (step.n = 3 AND created.status IN ('claimed', 'running')) OR (step.n = 4 AND created.status = 'running')`,
           orderBy: sql`created.id, step.n`
         })
       })
@@ -454,7 +459,7 @@ const creation = (sql: SqlClient.SqlClient) => {
       // The answer shows the run as requested; its assignment is the scheduler's business.
       run: { ...run, status: "queued" as const, worker_id: null, assigned_at: null, claimed_at: null, deadline_at: null },
       created: true,
-      assigned: { workerId: run.worker_id, deadlineAt: run.deadline_at, claimed: run.status === "claimed" ? polled : undefined }
+      assigned: { workerId: run.worker_id, deadlineAt: run.deadline_at, claimed: run.status === "claimed" || run.status === "running" ? polled : undefined }
     }
   }
 
@@ -854,9 +859,11 @@ const releases = (sql: SqlClient.SqlClient, config: TuningShape) => {
       // On the timeline the run is assigned to the worker again.
       return yield* sql<{ deadline_at: Date; environment_id: string }>`
           WITH moved AS (
-            UPDATE runs SET status = 'assigned', claimed_at = NULL,
+            UPDATE runs SET status = 'assigned', claimed_at = NULL, started_at = NULL,
               deadline_at = ${now}::timestamptz + ${config.claimTimeoutSeconds}::int * interval '1 second'
-            WHERE id = ${runId} AND worker_id = ${workerId} AND status = 'claimed'
+            WHERE id = ${runId} AND worker_id = ${workerId}
+              -- Claimed for the poll, or claimed and started for one that takes runs started, and not touched since.
+              AND (status = 'claimed' OR (status = 'running' AND started_at = claimed_at AND last_heartbeat_at IS NULL))
             RETURNING *
           ),
           logged AS (${recordRunEvents(sql, { from: sql`moved`, reason: "assigned", at: now })})

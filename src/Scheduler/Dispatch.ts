@@ -49,6 +49,8 @@ export type { Deadline } from "../RunStore/RunStore.js"
 export interface Offer {
   readonly workerId: string
   readonly environmentId: string
+  /** The poll takes runs started (`start=true`, the worker channel): a run is handed to it claimed and started. */
+  readonly start: boolean
   state: "open" | "reserved" | "done"
   /** Asked to finish (woken, timed out, withdrawn) while reserved. */
   finishing: boolean
@@ -61,6 +63,8 @@ export interface Offer {
 /** The offers a creating statement may claim for; settle it once the statement has ended. */
 export interface Reservation {
   readonly workerIds: ReadonlyArray<string>
+  /** Of `workerIds`, those whose every reserved offer takes runs started. */
+  readonly startFor: ReadonlyArray<string>
   /**
    * Hands each of `rows` (claimed for `row.worker_id`) to one of that
    * worker's polls; answers the rows no poll was left to take.
@@ -84,7 +88,7 @@ export declare namespace Wakeups {
     /** The worker's wake-ups so far: a poll that looked since then offers itself only if none came after. */
     readonly generationOf: (workerId: string) => number
     /** Offers a `claim=true` poll that found nothing since `since` to run creation; undefined when a wake-up came in between. */
-    readonly offer: (workerId: string, environmentId: string, since: number) => Effect.Effect<Offer | undefined>
+    readonly offer: (workerId: string, environmentId: string, since: number, options?: { readonly start?: boolean }) => Effect.Effect<Offer | undefined>
     /** What was handed to the offer, once it is done (handed a run, woken, finished or withdrawn). */
     readonly awaitOffer: (offer: Offer) => Effect.Effect<ReadonlyArray<PolledRow>>
     /** Finishes the offer (the poll's own deadline); a reserved one waits for its statement. */
@@ -200,10 +204,19 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
      * before it looked); undefined when a wake-up came in between, so it
      * looks again instead. The offer exists only while the poll waits on it.
      */
-    const offer = (workerId: string, environmentId: string, since: number): Effect.Effect<Offer | undefined> =>
+    const offer = (workerId: string, environmentId: string, since: number, options?: { readonly start?: boolean }): Effect.Effect<Offer | undefined> =>
       Effect.sync(() => {
         if (generationOf(workerId) !== since) return undefined
-        const offer: Offer = { workerId, environmentId, state: "open", finishing: false, abandoned: false, rows: [], resume: undefined }
+        const offer: Offer = {
+          workerId,
+          environmentId,
+          start: options?.start === true,
+          state: "open",
+          finishing: false,
+          abandoned: false,
+          rows: [],
+          resume: undefined
+        }
         add(offers, environmentId, offer)
         add(offersOf, workerId, offer)
         return offer
@@ -236,12 +249,15 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
 
     const reserve = (environmentId: string | undefined): Reservation => {
       const set = environmentId === undefined ? undefined : offers.get(environmentId)
-      if (set === undefined) return { workerIds: [], settle: (rows) => rows }
+      if (set === undefined) return { workerIds: [], startFor: [], settle: (rows) => rows }
       const reserved = [...set]
       offers.delete(environmentId!)
       for (const offer of reserved) offer.state = "reserved"
+      const workerIds = [...new Set(reserved.map((o) => o.workerId))]
       return {
-        workerIds: [...new Set(reserved.map((o) => o.workerId))],
+        workerIds,
+        // A run handed over started must suit whichever of the worker's offers takes it.
+        startFor: workerIds.filter((workerId) => reserved.every((o) => o.workerId !== workerId || o.start)),
         settle: (rows) => {
           const left = [...rows]
           for (const offer of reserved) {
@@ -711,7 +727,7 @@ export const makeRunCreation = (deps: {
       const preferred = polling.length === 0 ? placement : { ...placement, waiting: polling }
       const created = reservation.workerIds.length === 0
         ? restore(create(preferred))
-        : restore(create({ ...preferred, claimFor: reservation.workerIds })).pipe(
+        : restore(create({ ...preferred, claimFor: reservation.workerIds, startFor: reservation.startFor })).pipe(
           Effect.onExit((exit) => {
             const claimed = Exit.isSuccess(exit)
               ? exit.value.flatMap((run) => run?.assigned?.claimed === undefined ? [] : [run.assigned.claimed])

@@ -82,7 +82,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
         if (rows.length > 0 || remaining <= 0) return rows
         // Offered only now, so whatever is handed to it is returned below;
         // a run assigned while we looked woke us already: look again.
-        const offer = yield* wakeups.offer(workerId, environmentId, since)
+        const offer = yield* wakeups.offer(workerId, environmentId, since, { start: options.start === true })
         if (offer === undefined) return undefined
         // However this ends, nothing may be handed to the offer afterwards.
         yield* Effect.addFinalizer(() => wakeups.abandon(offer))
@@ -94,18 +94,23 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
       }))
 
     /**
-     * Starts runs handed to a `start=true` poll (run creation hands them over
-     * claimed). One that is no longer claimed is left out: its deadline passed
-     * in between and supervision times it out.
+     * The runs handed to a `start=true` poll, started: run creation hands
+     * them over started, except beside a plain claim poll of the same worker
+     * (then claimed, and started here). One that is no longer claimed is left
+     * out: its deadline passed in between and supervision times it out.
      */
-    const started = (workerId: string, handed: ReadonlyArray<PolledRow>) =>
-      Effect.map(transitions.stepMany(workerId, handed.map((row) => row.id), "start"), ({ moved }) => {
+    const started = (workerId: string, handed: ReadonlyArray<PolledRow>) => {
+      const claimed = handed.filter((row) => row.status !== "running")
+      if (claimed.length === 0) return Effect.succeed(handed)
+      return Effect.map(transitions.stepMany(workerId, claimed.map((row) => row.id), "start"), ({ moved }) => {
         const byId = new Map(moved.map((row) => [row.id, row]))
         return handed.flatMap((row) => {
+          if (row.status === "running") return [row]
           const now = byId.get(row.id)
           return now === undefined ? [] : [{ ...now, trigger_name: row.trigger_name, trigger_input: row.trigger_input, trigger_command: row.trigger_command }]
         })
       })
+    }
 
     /** One look for a plain poll: the assigned runs, else wait for a wake-up or the deadline. */
     const listOrWait = (workerId: string, _environmentId: string, _options: PollOptions, until: number) =>
@@ -182,7 +187,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
      */
     const awaitPush = (workerId: string, environmentId: string, since: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
       Effect.scoped(Effect.gen(function*() {
-        const offer = yield* wakeups.offer(workerId, environmentId, since)
+        const offer = yield* wakeups.offer(workerId, environmentId, since, { start: true })
         if (offer === undefined) return []
         // However this ends, nothing may be handed to the offer afterwards.
         yield* Effect.addFinalizer(() => wakeups.abandon(offer))
