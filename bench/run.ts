@@ -15,7 +15,7 @@
  * (unset: npm start's default) for idle-polls; BENCH_STREAMING_RUNS (BENCH_RUNS), BENCH_STREAMING_WORKERS (8),
  * BENCH_STREAMING_SLOTS (50 per worker), BENCH_STREAMING_IDLE (10000 connected workers), BENCH_STREAMING_IDLE_SECONDS (60)
  * and BENCH_STREAMING_WEB_CONCURRENCY (unset: npm start's default) for streaming, streaming-sdk and streaming-idle;
- * BENCH_SDK_PROCESSES (2 worker-SDK processes, the workers split among them) for streaming-sdk;
+ * BENCH_SDK_PROCESSES (1 worker-SDK process hosting every worker; more split the workers among them) for streaming-sdk;
  * BENCH_FLOW_KEYS (100 keys) and BENCH_FLOW_QUEUED (100000 waiting runs, Postgres only) for flow-control;
  * BENCH_LOG_WRITERS (10), BENCH_LOG_RATE (1000 lines/s each), BENCH_LOG_SECONDS (30) and
  * BENCH_LOG_LIFECYCLE_WORKERS (4) and BENCH_LOG_ROUNDS (5) for run-logs.
@@ -270,7 +270,7 @@ const main = async () => {
         runs: env("BENCH_STREAMING_RUNS", sizes.runs),
         workers: env("BENCH_STREAMING_WORKERS", 8),
         slots: env("BENCH_STREAMING_SLOTS", 50),
-        hosts: env("BENCH_SDK_PROCESSES", 2)
+        hosts: env("BENCH_SDK_PROCESSES", 1)
       }))
     await scenario("streaming-idle", "streamingIdle", () =>
       streamingIdle({
