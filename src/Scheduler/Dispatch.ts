@@ -114,6 +114,9 @@ export declare namespace Wakeups {
  * by another instance sharing the database. A waiting poll is one `Deferred`
  * (or one `Offer`) in a map, so thousands of idle workers cost next to nothing.
  */
+/** The most waiting polls one run-creating statement names (offers it may hand runs to, polls it prefers). */
+export const maxReserved = 64
+
 export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
   scoped: Effect.gen(function*() {
     const notifications = yield* Notifications
@@ -250,14 +253,25 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
     const reserve = (environmentId: string | undefined): Reservation => {
       const set = environmentId === undefined ? undefined : offers.get(environmentId)
       if (set === undefined) return { workerIds: [], startFor: [], settle: (rows) => rows }
-      const reserved = [...set]
-      offers.delete(environmentId!)
-      for (const offer of reserved) offer.state = "reserved"
-      const workerIds = [...new Set(reserved.map((o) => o.workerId))]
+      // The longest-waiting few only: the statement names each reserved worker twice, and with 10,000 idle
+      // workers offering, every run request named all of them (a run reached an idle worker in 60 ms, not 2).
+      // The rest stay open, and a run placed on one is assigned and wakes it, one statement more. Settled
+      // offers go back to the end, so the next statement reserves the next ones.
+      const reserved: Array<Offer> = []
+      for (const offer of set) {
+        if (reserved.length === maxReserved) break
+        reserved.push(offer)
+      }
+      for (const offer of reserved) {
+        remove(offers, environmentId!, offer)
+        offer.state = "reserved"
+      }
+      // Each worker once, and whether a run handed over started suits whichever of its offers takes it.
+      const startsOf = new Map<string, boolean>()
+      for (const offer of reserved) startsOf.set(offer.workerId, (startsOf.get(offer.workerId) ?? true) && offer.start)
       return {
-        workerIds,
-        // A run handed over started must suit whichever of the worker's offers takes it.
-        startFor: workerIds.filter((workerId) => reserved.every((o) => o.workerId !== workerId || o.start)),
+        workerIds: [...startsOf.keys()],
+        startFor: [...startsOf].flatMap(([workerId, start]) => start ? [workerId] : []),
         settle: (rows) => {
           const left = [...rows]
           for (const offer of reserved) {
@@ -339,7 +353,15 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
      * one is taken at once, so placement prefers them among equals (a claim
      * poll's offer is preferred through `reserve`).
      */
-    const pollingWorkers = (): ReadonlyArray<string> => [...polls.keys()]
+    const pollingWorkers = (): ReadonlyArray<string> => {
+      // As many as `reserve` hands out, for the same reason.
+      const some: Array<string> = []
+      for (const workerId of polls.keys()) {
+        if (some.length === maxReserved) break
+        some.push(workerId)
+      }
+      return some
+    }
 
     const service: Wakeups.Service = { wake, subscribe, onWake, generationOf, offer, awaitOffer, finishOffer, abandon, reserve, waitingWorkers, pollingWorkers, drain, isDraining }
     return service

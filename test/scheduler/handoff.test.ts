@@ -3,12 +3,13 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Notifications } from "../../src/Db/Notifications.js"
 import { type Created, RunStore } from "../../src/RunStore/RunStore.js"
 import * as SqlRunStore from "../../src/RunStore/SqlRunStore.js"
 import { Supervisor } from "../../src/Scheduler/Supervision.js"
 import type { PolledRow } from "../../src/Contract/Domain/Run.js"
-import { Wakeups } from "../../src/Scheduler/Dispatch.js"
+import { maxReserved, Wakeups } from "../../src/Scheduler/Dispatch.js"
 import { addTrigger, runState, scheduled, seed } from "./support.js"
 
 /** Runs before the store's next creating statement (once), so a test can act while the statement is under way. */
@@ -43,6 +44,34 @@ describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
       yield* wakeups.wake("w1")
       expect(yield* wakeups.offer("w1", "env", since)).toBeUndefined()
       expect(wakeups.reserve("env").workerIds).toEqual([])
+    }).pipe(Effect.provide(wakeupsOnly)))
+
+  it.scoped("a statement reserves the longest-waiting offers only, at most maxReserved; the next one the others", () =>
+    Effect.gen(function*() {
+      const wakeups = yield* Wakeups
+      const workers = Array.from({ length: maxReserved + 10 }, (_, i) => `w${i}`)
+      for (const workerId of workers) expect(yield* wakeups.offer(workerId, "env", 0)).toBeDefined()
+      const first = wakeups.reserve("env")
+      expect(first.workerIds).toEqual(workers.slice(0, maxReserved))
+      // The rest are still open: a statement meanwhile may take them.
+      const second = wakeups.reserve("env")
+      expect(second.workerIds).toEqual(workers.slice(maxReserved))
+      second.settle([])
+      first.settle([])
+      // Settled offers go back to the end: the ones the first statement did not get come first now.
+      expect(wakeups.reserve("env").workerIds).toEqual([...workers.slice(maxReserved), ...workers.slice(0, maxReserved - 10)])
+    }).pipe(Effect.provide(wakeupsOnly)))
+
+  it.scoped("only workers whose every offer takes runs started are named to be handed runs started", () =>
+    Effect.gen(function*() {
+      const wakeups = yield* Wakeups
+      yield* wakeups.offer("channel", "env", 0, { start: true })
+      yield* wakeups.offer("claim-poll", "env", 0)
+      yield* wakeups.offer("both", "env", 0, { start: true })
+      yield* wakeups.offer("both", "env", 0)
+      const reservation = wakeups.reserve("env")
+      expect(reservation.workerIds).toEqual(["channel", "claim-poll", "both"])
+      expect(reservation.startFor).toEqual(["channel"])
     }).pipe(Effect.provide(wakeupsOnly)))
 
   it.scoped("a reserved offer's worker gets the row the statement claimed for it", () =>
@@ -145,6 +174,56 @@ describe("run creation with a waiting claim poll (database)", () => {
         expect(state.worker_id).toBe(s.workerId)
         expect(state.deadline_at!.getTime() - state.assigned_at!.getTime()).toBe(7000)
       })))
+
+  it.scoped("a poll that takes runs started (the channel's) is handed its run running, with the execution deadline and the started event", () =>
+    scheduled({}, (t0) =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(t0))
+        const triggerId = yield* addTrigger(s.environmentId, { heartbeatTimeoutSeconds: 7, timeoutSeconds: 5 })
+        const wakeups = yield* Wakeups
+        const supervisor = yield* Supervisor
+        const sql = yield* SqlClient.SqlClient
+        const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId), { start: true }))!
+        const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
+        const [requested] = yield* supervisor.createRuns(
+          triggerId,
+          [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
+          { environmentId: s.environmentId }
+        )
+        const created = requested as Created
+        const handed = yield* Fiber.join(waiting)
+        expect(handed.map((r) => [r.id, r.status])).toEqual([[created.run.id, "running"]])
+        const [state] = yield* sql<{ status: string; claimed_at: Date; started_at: Date; deadline_at: Date }>`
+          SELECT status, claimed_at, started_at, deadline_at FROM runs WHERE id = ${created.run.id}`
+        expect(state!.status).toBe("running")
+        expect(state!.started_at.getTime()).toBe(state!.claimed_at.getTime())
+        // As a start sets it: the heartbeat timeout, capped by the run's timeout.
+        expect(state!.deadline_at.getTime() - state!.started_at.getTime()).toBe(5000)
+        const events = yield* sql<{ status: string; reason: string }>`
+          SELECT status, reason FROM run_events WHERE run_id = ${created.run.id} ORDER BY id`
+        expect(events.map((e) => `${e.status}/${e.reason}`)).toEqual(["queued/requested", "assigned/assigned", "claimed/claimed", "running/started"])
+      })))
+
+  it.scoped("a run handed over started to a poll that went away during the statement is put back to assigned", () =>
+    scheduled({ claimTimeoutSeconds: 30 }, (t0) =>
+      Effect.gen(function*() {
+        const s = yield* seed(new Date(t0))
+        const triggerId = yield* addTrigger(s.environmentId)
+        const wakeups = yield* Wakeups
+        const supervisor = yield* Supervisor
+        const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId), { start: true }))!
+        beforeStatement = wakeups.abandon(offer)
+        const [requested] = yield* supervisor.createRuns(
+          triggerId,
+          [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
+          { environmentId: s.environmentId }
+        )
+        const created = requested as Created
+        expect(created.assigned?.claimed?.status).toBe("running")
+        const state = yield* runState(created.run.id)
+        expect(state.status).toBe("assigned")
+        expect(state.deadline_at!.getTime()).toBe(t0 + 30_000)
+      }), storeWithHook))
 
   it.scoped("the poll went away during the statement: the claim is undone and the run waits, assigned, for its next poll", () =>
     scheduled({ claimTimeoutSeconds: 30 }, (t0) =>
