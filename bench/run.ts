@@ -109,7 +109,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
     const webhook500 = await step("webhook", () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: 2500, batch: 20, rate: 500 }))
     // Seeding needs the database from outside the service: Postgres passes only.
     const databaseUrl = serviceEnv.DATABASE_URL ?? ""
-    // Flow control (issue 33): no limit vs perKey 1 over 100 keys, back to back; wait reasons among 100,000 queued.
+    // Flow control: no limit vs perKey 1 over 100 keys, back to back; wait reasons among 100,000 queued.
     const flow = await step("flow-control", () =>
       flowControl({
         ...common,
@@ -146,7 +146,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
         triggers: env("BENCH_SCHEDULES", 10_000),
         idleSeconds: env("BENCH_SCHEDULES_IDLE_SECONDS", 60)
       }))
-    // Issue 36: a bulk replay of BENCH_BULK_REPLAY_RUNS (10,000) failed runs beside the one-call-per-step lifecycle (Postgres passes only).
+    // A bulk replay of BENCH_BULK_REPLAY_RUNS (10,000) failed runs beside the one-call-per-step lifecycle (Postgres passes only).
     const replayed = databaseUrl === "" ? undefined : await step("bulk-replay", () =>
       bulkReplay({
         client,
@@ -156,7 +156,7 @@ const passOn = async (label: string, serviceEnv: Record<string, string>, sizes: 
         lifecycleAloneRunsPerSec: stepwise?.runsPerSec ?? 0,
         lifecycle: () => lifecycle({ ...common, workers, triggerId: hookTrigger, runs: sizes.runs, batch: 0, rate: 0 })
       }))
-    // Delayed runs at rest (issue 34): idle CPU with 100,000 waiting, and how late one due second's runs are placed.
+    // Delayed runs at rest: idle CPU with 100,000 waiting, and how late one due second's runs are placed.
     const waiting = databaseUrl === "" ? undefined : await step("delayed", () =>
       delayed({
         client,

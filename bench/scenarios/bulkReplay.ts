@@ -20,7 +20,7 @@ export interface BulkReplayFigures {
 }
 
 /**
- * A bulk replay of `runs` failed runs (issue 36: ≤ 60 s while the lifecycle
+ * A bulk replay of `runs` failed runs (its target: ≤ 60 s while the lifecycle
  * keeps ≥ 70 % of its throughput). The failed runs are bulk-inserted with SQL
  * into an environment of their own with no worker (so the replays stay
  * queued and take nothing from the lifecycle's workers); the bulk action is

@@ -22,7 +22,7 @@ export interface DelayedFigures {
 }
 
 /**
- * Issue 34's delayed runs at rest: `runs` delayed runs are bulk-inserted
+ * Delayed runs at rest: `runs` delayed runs are bulk-inserted
  * with SQL (as run requests with `delaySeconds` would store them: `queued`,
  * `delayed`, `available_at`), `dueTogether` of them due in the same second
  * just after the idle window and the rest hours ahead. One due loop per

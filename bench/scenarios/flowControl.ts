@@ -7,7 +7,7 @@ import { lifecycle, type LifecycleFigures } from "./lifecycle.js"
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>
 
-/** Flow control's figures (issue 33, "Performance"). */
+/** Flow control's figures (its "Performance" targets). */
 export interface FlowControlFigures {
   /** The lifecycle of a trigger without limits, back to back with the next (the baseline). */
   readonly noLimit: LifecycleFigures
