@@ -884,14 +884,12 @@ const steps = (sql: SqlClient.SqlClient, clauses: SetClauses) => {
   const unexpired = (now: string) => sql`(expires_at IS NULL OR expires_at > ${now}::timestamptz)`
 
   /**
-   * Claims up to `max` of the worker's assigned runs in one statement (poll
-   * with `claim=true`); with `start`, they are started in the same statement
-   * (`&start=true`: claimed → running at once, the execution deadline set).
+   * The common table expressions that claim up to `max` of the worker's
+   * assigned runs (`picked`, `claimed`: the rows claimed) and record the
+   * steps on their timelines; with `start`, started in the same statement.
    */
-  const claimMany = (workerId: string, max: number, start = false): Effect.Effect<ReadonlyArray<PolledRow>> =>
-    Effect.flatMap(nowIso, (now) =>
-      sql<PolledRow>`
-        WITH picked AS MATERIALIZED (
+  const claiming = (workerId: string, max: number, start: boolean, now: string) =>
+    sql`picked AS MATERIALIZED (
           SELECT id FROM runs
           WHERE worker_id = ${workerId} AND ended_at IS NULL AND status = 'assigned' AND deadline_at > ${now}::timestamptz
             AND ${unexpired(now)}
@@ -902,16 +900,26 @@ const steps = (sql: SqlClient.SqlClient, clauses: SetClauses) => {
           WHERE runs.id = picked.id AND runs.status = 'assigned'
           RETURNING runs.*),
         logged AS (${
-        start
-          ? recordRunEvents(sql, {
-            from: sql`claimed CROSS JOIN (VALUES (1, 'claimed', 'claimed'), (2, 'running', 'started')) AS step(n, step_status, step_reason)`,
-            status: sql`step.step_status`,
-            reason: sql`step.step_reason`,
-            at: now,
-            orderBy: sql`claimed.id, step.n`
-          })
-          : recordRunEvents(sql, { from: sql`claimed`, reason: "claimed", at: now })
-      })
+      start
+        ? recordRunEvents(sql, {
+          from: sql`claimed CROSS JOIN (VALUES (1, 'claimed', 'claimed'), (2, 'running', 'started')) AS step(n, step_status, step_reason)`,
+          status: sql`step.step_status`,
+          reason: sql`step.step_reason`,
+          at: now,
+          orderBy: sql`claimed.id, step.n`
+        })
+        : recordRunEvents(sql, { from: sql`claimed`, reason: "claimed", at: now })
+    })`
+
+  /**
+   * Claims up to `max` of the worker's assigned runs in one statement (poll
+   * with `claim=true`); with `start`, they are started in the same statement
+   * (`&start=true`: claimed → running at once, the execution deadline set).
+   */
+  const claimMany = (workerId: string, max: number, start = false): Effect.Effect<ReadonlyArray<PolledRow>> =>
+    Effect.flatMap(nowIso, (now) =>
+      sql<PolledRow>`
+        WITH ${claiming(workerId, max, start, now)}
         SELECT c.*, t.name AS trigger_name, t.input AS trigger_input, t.command AS trigger_command
         FROM claimed c JOIN triggers t ON t.id = c.trigger_id ORDER BY c.id`.pipe(Effect.orDie))
 
@@ -926,25 +934,7 @@ const steps = (sql: SqlClient.SqlClient, clauses: SetClauses) => {
   const claimForPush = (workerId: string, max: number): Effect.Effect<{ readonly runs: ReadonlyArray<PolledRow>; readonly cancelRequested: ReadonlyArray<string> }> =>
     Effect.flatMap(nowIso, (now) =>
       sql<PolledRow & { readonly cancel_requested: ReadonlyArray<string> }>`
-        WITH picked AS MATERIALIZED (
-          SELECT id FROM runs
-          WHERE worker_id = ${workerId} AND ended_at IS NULL AND status = 'assigned' AND deadline_at > ${now}::timestamptz
-            AND ${unexpired(now)}
-          ORDER BY ${queueRank(sql, "runs")}, id LIMIT ${max} FOR UPDATE SKIP LOCKED
-        ), claimed AS (
-          UPDATE runs SET claimed_at = ${now}::timestamptz, ${startedSet(now)}
-          FROM picked
-          WHERE runs.id = picked.id AND runs.status = 'assigned'
-          RETURNING runs.*),
-        logged AS (${
-        recordRunEvents(sql, {
-          from: sql`claimed CROSS JOIN (VALUES (1, 'claimed', 'claimed'), (2, 'running', 'started')) AS step(n, step_status, step_reason)`,
-          status: sql`step.step_status`,
-          reason: sql`step.step_reason`,
-          at: now,
-          orderBy: sql`claimed.id, step.n`
-        })
-      }),
+        WITH ${claiming(workerId, max, true, now)},
         handed AS (
           SELECT c.*, t.name AS trigger_name, t.input AS trigger_input, t.command AS trigger_command
           FROM claimed c JOIN triggers t ON t.id = c.trigger_id)

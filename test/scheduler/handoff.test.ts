@@ -149,6 +149,15 @@ describe("handing a new run to a waiting claim poll (Wakeups offers)", () => {
     }).pipe(Effect.provide(wakeupsOnly)))
 })
 
+/** One run of the trigger requested as the seeded user, through the supervisor (as every front door). */
+const requestOne = (s: { readonly userId: string; readonly environmentId: string }, triggerId: string) =>
+  Effect.flatMap(Supervisor, (supervisor) =>
+    supervisor.createRuns(
+      triggerId,
+      [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
+      { environmentId: s.environmentId }
+    )).pipe(Effect.map(([requested]) => requested as Created))
+
 describe("run creation with a waiting claim poll (database)", () => {
   it.scoped("the run is claimed by its creating statement for the poll, with the heartbeat deadline", () =>
     scheduled({}, (t0) =>
@@ -156,15 +165,9 @@ describe("run creation with a waiting claim poll (database)", () => {
         const s = yield* seed(new Date(t0))
         const triggerId = yield* addTrigger(s.environmentId, { heartbeatTimeoutSeconds: 7 })
         const wakeups = yield* Wakeups
-        const supervisor = yield* Supervisor
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
         const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
-        const [requested] = yield* supervisor.createRuns(
-          triggerId,
-          [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
-          { environmentId: s.environmentId }
-        )
-        const created = requested as Created
+        const created = yield* requestOne(s, triggerId)
         // The answer still reads as requested.
         expect(created.run.status).toBe("queued")
         const handed = yield* Fiber.join(waiting)
@@ -181,16 +184,10 @@ describe("run creation with a waiting claim poll (database)", () => {
         const s = yield* seed(new Date(t0))
         const triggerId = yield* addTrigger(s.environmentId, { heartbeatTimeoutSeconds: 7, timeoutSeconds: 5 })
         const wakeups = yield* Wakeups
-        const supervisor = yield* Supervisor
         const sql = yield* SqlClient.SqlClient
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId), { start: true }))!
         const waiting = yield* Effect.fork(wakeups.awaitOffer(offer))
-        const [requested] = yield* supervisor.createRuns(
-          triggerId,
-          [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
-          { environmentId: s.environmentId }
-        )
-        const created = requested as Created
+        const created = yield* requestOne(s, triggerId)
         const handed = yield* Fiber.join(waiting)
         expect(handed.map((r) => [r.id, r.status])).toEqual([[created.run.id, "running"]])
         const [state] = yield* sql<{ status: string; claimed_at: Date; started_at: Date; deadline_at: Date }>`
@@ -210,15 +207,9 @@ describe("run creation with a waiting claim poll (database)", () => {
         const s = yield* seed(new Date(t0))
         const triggerId = yield* addTrigger(s.environmentId)
         const wakeups = yield* Wakeups
-        const supervisor = yield* Supervisor
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId), { start: true }))!
         beforeStatement = wakeups.abandon(offer)
-        const [requested] = yield* supervisor.createRuns(
-          triggerId,
-          [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
-          { environmentId: s.environmentId }
-        )
-        const created = requested as Created
+        const created = yield* requestOne(s, triggerId)
         expect(created.assigned?.claimed?.status).toBe("running")
         const state = yield* runState(created.run.id)
         expect(state.status).toBe("assigned")
@@ -231,16 +222,10 @@ describe("run creation with a waiting claim poll (database)", () => {
         const s = yield* seed(new Date(t0))
         const triggerId = yield* addTrigger(s.environmentId)
         const wakeups = yield* Wakeups
-        const supervisor = yield* Supervisor
         const offer = (yield* wakeups.offer(s.workerId, s.environmentId, wakeups.generationOf(s.workerId)))!
         // The poll leaves while the statement runs (its client disconnected).
         beforeStatement = wakeups.abandon(offer)
-        const [requested] = yield* supervisor.createRuns(
-          triggerId,
-          [{ input: undefined, idempotencyKey: undefined, actor: { _tag: "User", userId: s.userId, sessionHash: "t" } }],
-          { environmentId: s.environmentId }
-        )
-        const created = requested as Created
+        const created = yield* requestOne(s, triggerId)
         expect(created.assigned?.claimed?.status).toBe("claimed")
         const state = yield* runState(created.run.id)
         expect(state.status).toBe("assigned")
