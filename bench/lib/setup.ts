@@ -74,3 +74,24 @@ export const createTrigger = async (client: Client, tenant: Tenant, fields: Reco
     201,
     "trigger"
   ).body.id
+
+/**
+ * Requests `runs` runs of the trigger as fast as `producers` keep-alive
+ * callers go (the lifecycle scenarios' load): each run created, with when its
+ * request was answered, and how many requests were refused.
+ */
+export const requestRuns = async (client: Client, tenant: Tenant, triggerId: string, runs: number, producers = 16) => {
+  const requestedAt = new Map<string, number>()
+  let requested = 0
+  let refused = 0
+  const produce = async () => {
+    while (requested < runs) {
+      requested++
+      const res = await client.request("POST", `/api/v1/triggers/${triggerId}/run`, { headers: { authorization: `Bearer ${tenant.apiKey}` } })
+      if (res.status === 201) requestedAt.set(res.body.id, Date.now())
+      else refused++
+    }
+  }
+  await Promise.all(Array.from({ length: producers }, produce))
+  return { requestedAt, refused }
+}

@@ -3,9 +3,9 @@ import { cpuMeter, type CpuPerRun } from "../lib/cpu.js"
 import { createDatabase, query } from "../lib/database.js"
 import { insertWorkers } from "../lib/fleet.js"
 import { expectStatus, makeClient } from "../lib/http.js"
-import { startReceiver } from "../lib/receiver.js"
 import { rssMbOf, startService } from "../lib/server.js"
-import { createTrigger, registerWorkers, setupTenant } from "../lib/setup.js"
+import { startLifecycle } from "../lib/lifecycleSetup.js"
+import { createTrigger, requestRuns, setupTenant } from "../lib/setup.js"
 import { sleep, summarize, type Summary } from "../lib/stats.js"
 
 /** Which client the workers are: see `bench/lib/channelClient.ts`. */
@@ -30,8 +30,6 @@ export interface StreamingFigures {
   readonly cpuMsPerRun: CpuPerRun
 }
 
-const hookSecret = "bench-secret-0123456789abcdef"
-
 /**
  * The full lifecycle with channel workers: runs requested over HTTP (16
  * producers as fast as they go), pushed to the workers over the channel
@@ -46,19 +44,14 @@ export const streaming = async (o: {
   readonly workers: number
   readonly slots: number
 }): Promise<StreamingFigures> => {
-  const databaseUrl = await createDatabase(o.baseUrl, "pts_bench_streaming")
-  const service = await startService(
-    { DATABASE_URL: databaseUrl, ...(o.webConcurrency ? { WEB_CONCURRENCY: o.webConcurrency } : {}) },
-    { heapProbe: false }
-  )
-  const client = makeClient(service.url)
-  const receiver = await startReceiver()
+  const { service, client, receiver, tenant, workers, triggerId, processes, close } = await startLifecycle({
+    baseUrl: o.baseUrl,
+    database: "pts_bench_streaming",
+    webConcurrency: o.webConcurrency,
+    workers: o.workers
+  })
   const channels: Array<ChannelWorker> = []
   try {
-    const processes = Math.max(1, service.pids().length - 1)
-    const tenant = await setupTenant(client, service.url)
-    const workers = await registerWorkers(client, tenant, o.workers)
-    const triggerId = await createTrigger(client, tenant, { webhookUrl: receiver.url, webhookSecret: hookSecret })
     const pushedAt = new Map<string, number>()
     for (const worker of workers) {
       const channel = openChannelWorker({ baseUrl: service.url, token: worker.token, slots: o.slots, onRun: (run) => pushedAt.set(run.id, Date.now()) })
@@ -68,22 +61,11 @@ export const streaming = async (o: {
     const errors = () => channels.reduce((sum, c) => sum + c.errors(), 0)
 
     const pass = async (runs: number) => {
-      const requestedAt = new Map<string, number>()
       const baseline = receiver.arrivals.size
       const errorsBefore = errors()
-      let requested = 0
-      let refused = 0
       const start = Date.now()
       const cpu = cpuMeter(service.pid)
-      const produce = async () => {
-        while (requested < runs) {
-          requested++
-          const res = await client.request("POST", `/api/v1/triggers/${triggerId}/run`, { headers: { authorization: `Bearer ${tenant.apiKey}` } })
-          if (res.status === 201) requestedAt.set(res.body.id, Date.now())
-          else refused++
-        }
-      }
-      await Promise.all(Array.from({ length: 16 }, produce))
+      const { requestedAt, refused } = await requestRuns(client, tenant, triggerId, runs)
       await receiver.waitFor(baseline + requestedAt.size, 120_000)
       const cpuMsPerRun = cpu(runs)
       const arrivals = [...requestedAt.keys()].flatMap((id) => receiver.arrivals.has(id) ? [receiver.arrivals.get(id)!] : [])
@@ -110,9 +92,7 @@ export const streaming = async (o: {
     }
   } finally {
     for (const channel of channels) channel.close()
-    client.close()
-    await receiver.close()
-    await service.stop()
+    await close()
   }
 }
 

@@ -1,32 +1,21 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
-import { cpuMeter, type CpuPerRun } from "../lib/cpu.js"
-import { createDatabase, query } from "../lib/database.js"
-import { makeClient } from "../lib/http.js"
-import { startReceiver } from "../lib/receiver.js"
-import { startService } from "../lib/server.js"
-import { createTrigger, registerWorkers, setupTenant } from "../lib/setup.js"
-import { summarize, type Summary } from "../lib/stats.js"
+import { cpuMeter } from "../lib/cpu.js"
+import { query } from "../lib/database.js"
+import { startLifecycle } from "../lib/lifecycleSetup.js"
+import { requestRuns } from "../lib/setup.js"
+import { summarize } from "../lib/stats.js"
+import type { StreamingFigures } from "./streaming.js"
 
-export interface StreamingSdkFigures {
-  readonly client: string
-  readonly webConcurrency: string
-  readonly processes: number
+/**
+ * As `streaming`'s figures, with the worker processes counted; dispatch is
+ * run created → started (claimed and started by the statement that pushed
+ * it), from the database's timestamps; errors include runs not `succeeded`;
+ * `cpuMsPerRun.workers` is the worker hosts'.
+ */
+export interface StreamingSdkFigures extends Omit<StreamingFigures, "lost"> {
   readonly workerProcesses: number
-  readonly workers: number
-  readonly slotsPerWorker: number
-  readonly runs: number
-  readonly seconds: number
-  /** Runs from the first request to the last webhook received, per second. */
-  readonly runsPerSec: number
-  /** Run created → started (claimed and started by the statement that pushed it), from the database's timestamps. */
-  readonly dispatch: Summary
-  readonly errors: number
-  /** CPU ms and write syscalls per run: the service, Postgres, this bench process, the worker hosts (`workers`). */
-  readonly cpuMsPerRun: CpuPerRun
 }
-
-const hookSecret = "bench-secret-0123456789abcdef"
 
 /** Starts a worker host (bench/workers/sdkWorker.ts) for these workers; resolves once all of them are connected. */
 const startHost = (url: string, workers: ReadonlyArray<{ readonly id: string; readonly token: string }>, slots: number) =>
@@ -63,39 +52,25 @@ export const streamingSdk = async (o: {
   readonly slots: number
   readonly hosts: number
 }): Promise<StreamingSdkFigures> => {
-  const databaseUrl = await createDatabase(o.baseUrl, "pts_bench_streaming_sdk")
-  const service = await startService(
-    { DATABASE_URL: databaseUrl, ...(o.webConcurrency ? { WEB_CONCURRENCY: o.webConcurrency } : {}) },
-    { heapProbe: false }
-  )
-  const client = makeClient(service.url)
-  const receiver = await startReceiver()
+  const { databaseUrl, service, client, receiver, tenant, workers, triggerId, processes, close } = await startLifecycle({
+    baseUrl: o.baseUrl,
+    database: "pts_bench_streaming_sdk",
+    webConcurrency: o.webConcurrency,
+    workers: o.workers
+  })
   const hosts: Array<ChildProcess> = []
   try {
-    const processes = Math.max(1, service.pids().length - 1)
-    const tenant = await setupTenant(client, service.url)
-    const workers = await registerWorkers(client, tenant, o.workers)
-    const triggerId = await createTrigger(client, tenant, { webhookUrl: receiver.url, webhookSecret: hookSecret })
     for (let h = 0; h < o.hosts; h++) {
       hosts.push(await startHost(service.url, workers.filter((_, i) => i % o.hosts === h), o.slots))
     }
 
     const pass = async (runs: number) => {
-      const requested: Array<string> = []
       const baseline = receiver.arrivals.size
-      let refused = 0
-      let next = 0
       const start = Date.now()
       const cpu = cpuMeter(service.pid, hosts.map((host) => host.pid!))
-      const produce = async () => {
-        while (next < runs) {
-          next++
-          const res = await client.request("POST", `/api/v1/triggers/${triggerId}/run`, { headers: { authorization: `Bearer ${tenant.apiKey}` } })
-          if (res.status === 201) requested.push(res.body.id)
-          else refused++
-        }
-      }
-      await Promise.all(Array.from({ length: 16 }, produce))
+      const made = await requestRuns(client, tenant, triggerId, runs)
+      const requested = [...made.requestedAt.keys()]
+      const refused = made.refused
       await receiver.waitFor(baseline + requested.length, 120_000)
       const cpuMsPerRun = cpu(runs)
       const arrivals = requested.flatMap((id) => receiver.arrivals.has(id) ? [receiver.arrivals.get(id)!] : [])
@@ -130,8 +105,6 @@ export const streamingSdk = async (o: {
     for (const host of hosts) host.kill("SIGTERM")
     await new Promise((resolve) => setTimeout(resolve, 1000))
     for (const host of hosts) if (host.exitCode === null) host.kill("SIGKILL")
-    client.close()
-    await receiver.close()
-    await service.stop()
+    await close()
   }
 }

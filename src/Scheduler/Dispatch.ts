@@ -108,15 +108,25 @@ export declare namespace Wakeups {
   }
 }
 
+/** The most waiting polls one run-creating statement names (offers it may hand runs to, polls it prefers). */
+export const maxReserved = 64
+
+/** The first `n` of `items`, in their order. */
+const firstOf = <A>(items: Iterable<A>, n: number): Array<A> => {
+  const first: Array<A> = []
+  for (const item of items) {
+    if (first.length === n) break
+    first.push(item)
+  }
+  return first
+}
+
 /**
  * Wakes long-polling workers as soon as a run is assigned to them: at once for
  * assignments made by this instance, and through LISTEN/NOTIFY for those made
  * by another instance sharing the database. A waiting poll is one `Deferred`
  * (or one `Offer`) in a map, so thousands of idle workers cost next to nothing.
  */
-/** The most waiting polls one run-creating statement names (offers it may hand runs to, polls it prefers). */
-export const maxReserved = 64
-
 export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
   scoped: Effect.gen(function*() {
     const notifications = yield* Notifications
@@ -257,11 +267,7 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
       // workers offering, every run request named all of them (a run reached an idle worker in 60 ms, not 2).
       // The rest stay open, and a run placed on one is assigned and wakes it, one statement more. Settled
       // offers go back to the end, so the next statement reserves the next ones.
-      const reserved: Array<Offer> = []
-      for (const offer of set) {
-        if (reserved.length === maxReserved) break
-        reserved.push(offer)
-      }
+      const reserved = firstOf(set, maxReserved)
       for (const offer of reserved) {
         remove(offers, environmentId!, offer)
         offer.state = "reserved"
@@ -353,15 +359,8 @@ export class Wakeups extends Effect.Service<Wakeups>()("Scheduler/Wakeups", {
      * one is taken at once, so placement prefers them among equals (a claim
      * poll's offer is preferred through `reserve`).
      */
-    const pollingWorkers = (): ReadonlyArray<string> => {
-      // As many as `reserve` hands out, for the same reason.
-      const some: Array<string> = []
-      for (const workerId of polls.keys()) {
-        if (some.length === maxReserved) break
-        some.push(workerId)
-      }
-      return some
-    }
+    // As many as `reserve` names, for the same reason.
+    const pollingWorkers = (): ReadonlyArray<string> => firstOf(polls.keys(), maxReserved)
 
     const service: Wakeups.Service = { wake, subscribe, onWake, generationOf, offer, awaitOffer, finishOffer, abandon, reserve, waitingWorkers, pollingWorkers, drain, isDraining }
     return service

@@ -92,21 +92,17 @@ export class Transitions extends Effect.Service<Transitions>()("Scheduler/Transi
     // A worker's steps before the end: the dispatch latency of claimed runs,
     // the live feed, and why a run did not move.
 
+    /** Runs a worker just claimed: their dispatch latency recorded, the feed told. */
+    const handedOut = (rows: ReadonlyArray<PolledRow>) => {
+      dispatched(rows)
+      return announced(rows)
+    }
+
     const claimMany = (workerId: string, max: number, start = false): Effect.Effect<ReadonlyArray<PolledRow>> =>
-      store.claimMany(workerId, max, start).pipe(
-        Effect.tap((rows) => dispatched(rows)),
-        Effect.tap(announced),
-        hotSpan("Transitions.claimMany")
-      )
+      store.claimMany(workerId, max, start).pipe(Effect.tap(handedOut), hotSpan("Transitions.claimMany"))
 
     const claimForPush = (workerId: string, max: number) =>
-      store.claimForPush(workerId, max).pipe(
-        Effect.tap(({ runs }) => {
-          dispatched(runs)
-          return announced(runs)
-        }),
-        hotSpan("Transitions.claimForPush")
-      )
+      store.claimForPush(workerId, max).pipe(Effect.tap(({ runs }) => handedOut(runs)), hotSpan("Transitions.claimForPush"))
 
     // Not the worker's run (`RunNotFound`), or the wrong state or a passed deadline (`RunStateConflict`).
     const stepMany = (

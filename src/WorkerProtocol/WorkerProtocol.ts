@@ -13,11 +13,7 @@ import { hotSpan } from "../Config/Tracing.js"
 import { type CompleteRequest, completion } from "./Completion.js"
 
 export interface PollOptions {
-  /**
-   * Seconds to wait for an assignment when there is none yet (0..30 over
-   * REST); `Infinity` waits until handed a run or woken (the worker channel,
-   * whose connection is the deadline).
-   */
+  /** Seconds to wait for an assignment when there is none yet (0..30 over REST). */
   readonly wait: number
   /** Claim the runs in the same call (the fast-worker extension). */
   readonly claim: boolean
@@ -80,18 +76,30 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
         const rows = yield* transitions.claimMany(workerId, options.max, options.start === true)
         const remaining = until - (yield* Clock.currentTimeMillis)
         if (rows.length > 0 || remaining <= 0) return rows
+        const ours = yield* asOffer(workerId, environmentId, since, options.start === true, remaining)
+        return ours !== undefined && ours.length > 0 ? ours : undefined
+      }))
+
+    /**
+     * Waits as an offer after a look that found nothing since `since` (the
+     * worker's `generationOf` before it), for at most `remaining` ms: run
+     * creation may hand the worker a new run outright (with `start`, started).
+     * Answers the runs handed (none when woken or out of time), or undefined
+     * when a wake-up came since the look (look again). Runs in the caller's scope.
+     */
+    const asOffer = (workerId: string, environmentId: string, since: number, start: boolean, remaining: number) =>
+      Effect.gen(function*() {
         // Offered only now, so whatever is handed to it is returned below;
         // a run assigned while we looked woke us already: look again.
-        const offer = yield* wakeups.offer(workerId, environmentId, since, { start: options.start === true })
+        const offer = yield* wakeups.offer(workerId, environmentId, since, { start })
         if (offer === undefined) return undefined
         // However this ends, nothing may be handed to the offer afterwards.
         yield* Effect.addFinalizer(() => wakeups.abandon(offer))
-        // No deadline (a channel's wait): no timer fiber either, the waiting fiber is the only one.
+        // No deadline (the channel's wait): no timer fiber either, the waiting fiber is the only one.
         if (Number.isFinite(remaining)) yield* Effect.forkScoped(Effect.zipRight(Effect.sleep(remaining), wakeups.finishOffer(offer)))
         const handed = yield* wakeups.awaitOffer(offer)
-        const ours = options.start === true && handed.length > 0 ? yield* started(workerId, handed) : handed
-        return ours.length > 0 ? ours : undefined
-      }))
+        return start && handed.length > 0 ? yield* started(workerId, handed) : handed
+      })
 
     /**
      * The runs handed to a `start=true` poll, started: run creation hands
@@ -187,13 +195,7 @@ export class WorkerProtocol extends Effect.Service<WorkerProtocol>()("WorkerProt
      */
     const awaitPush = (workerId: string, environmentId: string, since: number): Effect.Effect<ReadonlyArray<PolledRow>> =>
       Effect.scoped(Effect.gen(function*() {
-        const offer = yield* wakeups.offer(workerId, environmentId, since, { start: true })
-        if (offer === undefined) return []
-        // However this ends, nothing may be handed to the offer afterwards.
-        yield* Effect.addFinalizer(() => wakeups.abandon(offer))
-        const handed = yield* wakeups.awaitOffer(offer)
-        if (handed.length === 0) return handed
-        const ours = yield* started(workerId, handed)
+        const ours = (yield* asOffer(workerId, environmentId, since, true, Infinity)) ?? []
         yield* Effect.forEach(ours, watch, { discard: true })
         return ours
       }))

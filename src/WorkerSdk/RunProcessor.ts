@@ -46,9 +46,13 @@ type Outcome =
   | { readonly _tag: "Lost" }
   | { readonly _tag: "TimedOut" }
   | { readonly _tag: "Cancelled" }
-  // The heartbeat's token was refused: the worker stops (raised again once the race is over).
+
+/** How one branch of a run's race ends: an outcome, or what is raised once the race is over. */
+type Ending =
+  | Outcome
+  // The heartbeat's token was refused: the worker stops.
   | { readonly _tag: "Refused"; readonly error: WorkerUnauthorized }
-  // The handler was interrupted (raised again once the race is over, as a shutdown is).
+  // The handler was interrupted: as a shutdown is.
   | { readonly _tag: "Interrupted" }
 
 class RunLost {
@@ -172,14 +176,14 @@ export const makeRunProcessor = <E, R>(
   // others are interrupted; none fails, so the first to end is the first to win.
   const execute = (log: RunLogShipper): Effect.Effect<Outcome, WorkerUnauthorized, Exclude<R, RunLog>> =>
     Effect.flatMap(
-      Effect.raceAll<Effect.Effect<Outcome, never, Exclude<R, RunLog>>>([
+      Effect.raceAll<Effect.Effect<Ending, never, Exclude<R, RunLog>>>([
         options.handler(run).pipe(
           Effect.provideService(RunLog, log.log),
           Effect.map((result): Outcome => ({ _tag: "Done", result })),
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
-              ? Effect.succeed<Outcome>({ _tag: "Interrupted" })
-              : Effect.succeed<Outcome>({
+              ? Effect.succeed<Ending>({ _tag: "Interrupted" })
+              : Effect.succeed<Ending>({
                 _tag: "Done",
                 result: {
                   status: "failed",
@@ -191,17 +195,18 @@ export const makeRunProcessor = <E, R>(
               })
           )
         ),
-        Effect.as(Effect.sleep(Duration.seconds(run.trigger.timeoutSeconds)), { _tag: "TimedOut" } as Outcome),
+        Effect.as(Effect.sleep(Duration.seconds(run.trigger.timeoutSeconds)), { _tag: "TimedOut" } as Ending),
         heartbeat.pipe(
-          Effect.catchAll((error): Effect.Effect<Outcome> => {
+          Effect.catchAll((error): Effect.Effect<Ending> => {
             if (error instanceof RunLost) return Effect.succeed({ _tag: "Lost" })
             if (error instanceof RunCancelled) return Effect.succeed({ _tag: "Cancelled" })
             return Effect.succeed({ _tag: "Refused", error })
           })
         ),
-        Effect.as(cancelRequested, { _tag: "Cancelled" } as Outcome)
+        Effect.as(cancelRequested, { _tag: "Cancelled" } as Ending)
       ]),
-      (outcome) => outcome._tag === "Refused" ? Effect.fail(outcome.error) : outcome._tag === "Interrupted" ? Effect.interrupt : Effect.succeed(outcome)
+      (ending): Effect.Effect<Outcome, WorkerUnauthorized> =>
+        ending._tag === "Refused" ? Effect.fail(ending.error) : ending._tag === "Interrupted" ? Effect.interrupt : Effect.succeed(ending)
     )
 
   const shutdownFailure: RunResult = { status: "failed", stderr: "the worker shut down before the run finished", faultClass: "infra" }
@@ -251,10 +256,6 @@ export const makeRunProcessor = <E, R>(
           return
         case "Lost":
           return yield* Effect.logWarning("the service ended the run before it finished (timed out or cancelled); result dropped")
-        case "Refused":
-          return yield* Effect.fail(outcome.value.error)
-        case "Interrupted":
-          return yield* Effect.interrupt
         case "TimedOut":
           return yield* Effect.logWarning("run passed its timeoutSeconds: stopped; the service records it timed_out").pipe(
             Effect.annotateLogs({ timeoutSeconds: run.trigger.timeoutSeconds })
